@@ -1,0 +1,47 @@
+"""The Agent protocol and a base class with seeded tie-breaking."""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from plies.envs.core import GameState
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks a legal action for the player to move."""
+
+    name: str
+
+    def act(self, state: GameState) -> int: ...
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+
+class BaseAgent:
+    """Holds the agent's name and seeded generator; subclasses implement ``act``."""
+
+    spec_name = "agent"
+
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+        self.name = name or self.spec_name
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the tie-breaking generator (called before each game by tournaments)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, state: GameState) -> int:
+        raise NotImplementedError
+
+    def choose(self, candidates: Sequence[int] | np.ndarray) -> int:
+        """A seeded uniform choice among equally good actions."""
+        if len(candidates) == 0:
+            raise ValueError(f"{self.name}: no action to choose from")
+        return int(candidates[int(self.rng.integers(len(candidates)))])
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

@@ -1,0 +1,354 @@
+"""The generic game interface: kernel signatures, the kernel bundle and the GameState base class.
+
+Every game stores its whole position in one contiguous ``int64`` array. Slot 0 always holds
+the seat to move, ``CHANCE`` at a chance node or ``TERMINAL`` once the game is over, so generic
+code reads the player without calling into the game.
+
+A game's rules are numba kernels with the fixed signatures below. Because the signatures are
+fixed, a generic search compiled with ``FunctionType`` arguments is compiled once, cached on
+disk by numba, and serves every game (dispatcher-typed arguments would recompile per process).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, NamedTuple, Sequence
+
+import numpy as np
+from numba import types
+
+CHANCE = -1
+TERMINAL = -4
+
+STATE_T = types.int64[::1]
+ACTIONS_T = types.int64[::1]
+PROBS_T = types.float64[::1]
+PARAMS_T = types.float64[::1]
+
+LEGAL_SIG = types.int64(STATE_T, ACTIONS_T)
+"""legal_actions(state, out) -> count: writes the legal actions (or chance outcomes) into out."""
+APPLY_SIG = types.void(STATE_T, types.int64, ACTIONS_T)
+"""apply_action(state, action, undo_row): plays action in place, saving what undo needs."""
+UNDO_SIG = types.void(STATE_T, types.int64, ACTIONS_T)
+"""undo_action(state, action, undo_row): restores the state before apply_action."""
+RETURNS_SIG = types.void(STATE_T, PROBS_T)
+"""returns(state, out): one float per seat, meaningful at terminal states."""
+HASH_SIG = types.int64(STATE_T)
+"""hash(state) -> int64 key of the position (for transposition tables)."""
+CHANCE_SIG = types.int64(STATE_T, ACTIONS_T, PROBS_T)
+"""chance_outcomes(state, outcomes, probs) -> count, at a CHANCE node."""
+EVAL_SIG = types.float64(STATE_T, types.int64, PARAMS_T)
+"""evaluate(state, seat, params) -> heuristic value of a non-terminal state for seat."""
+
+KERNELS_T = types.Tuple(
+    (
+        types.FunctionType(LEGAL_SIG),
+        types.FunctionType(APPLY_SIG),
+        types.FunctionType(UNDO_SIG),
+        types.FunctionType(RETURNS_SIG),
+        types.FunctionType(HASH_SIG),
+        types.FunctionType(CHANCE_SIG),
+    )
+)
+EVAL_T = types.FunctionType(EVAL_SIG)
+
+
+class Kernels(NamedTuple):
+    """A game's compiled rules, in the order of ``KERNELS_T``."""
+
+    legal_actions: Callable
+    apply_action: Callable
+    undo_action: Callable
+    returns: Callable
+    hash: Callable
+    chance_outcomes: Callable
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """A named evaluation kernel with its default parameters (weights)."""
+
+    name: str
+    kernel: Callable
+    default_params: tuple[float, ...] = ()
+    param_names: tuple[str, ...] = ()
+    description: str = ""
+
+    def params(self, overrides: dict[str, float] | None = None) -> np.ndarray:
+        values = dict(zip(self.param_names, self.default_params))
+        for key, value in (overrides or {}).items():
+            if key not in values:
+                raise ValueError(
+                    f"heuristic {self.name!r} has no weight {key!r}; "
+                    f"weights: {', '.join(self.param_names) or 'none'}"
+                )
+            values[key] = float(value)
+        if not self.param_names:
+            return np.zeros(max(1, len(self.default_params)), np.float64)
+        return np.array([values[n] for n in self.param_names], np.float64)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game that generic code needs."""
+
+    name: str
+    kernels: Kernels
+    undo_size: int
+    has_chance: bool = False
+    zero_sum: bool = True
+    heuristics: dict[str, Heuristic] = field(default_factory=dict)
+    default_heuristic: str = ""
+    canonical_hash: Callable | None = None  # hash over symmetric positions, if the game has one
+
+
+class GameState:
+    """A position of a game, with the operations agents, environments and training use.
+
+    Subclasses set ``info`` and implement the game-specific parts: construction, observation,
+    text in and out, action names and rendering. Everything else is generic over the kernels.
+    """
+
+    info: ClassVar[GameInfo]
+    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers")
+
+    _ROW_CHUNK = 64
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._s = np.ascontiguousarray(array, dtype=np.int64)
+        self._actions: list[int] = []
+        self._undo_rows: list[np.ndarray] = []
+        self._buffers = _buffers_for(type(self), self.max_legal_actions)
+
+    @classmethod
+    def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> "GameState":
+        """The starting position; games with a random set-up (maps) draw it from ``rng``."""
+        return cls(**options)
+
+    # ----- facts -------------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space (actions are ints in ``range(num_actions)``)."""
+        raise NotImplementedError
+
+    @property
+    def max_legal_actions(self) -> int:
+        """Upper bound on the number of legal actions or chance outcomes at any state."""
+        return self.num_actions
+
+    @property
+    def max_game_length(self) -> int:
+        """Plies after which an environment truncates the game."""
+        raise NotImplementedError
+
+    @property
+    def array(self) -> np.ndarray:
+        """The raw state array (shared, not copied): for kernels and vectorised code."""
+        return self._s
+
+    # ----- the game tree -----------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return int(self._s[0])
+
+    def is_terminal(self) -> bool:
+        return self._s[0] == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self._s[0] == CHANCE
+
+    def legal_actions(self) -> np.ndarray:
+        buf = self._buffers[0]
+        n = self.info.kernels.legal_actions(self._s, buf)
+        return buf[:n].copy()
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, np.int8)
+        buf = self._buffers[0]
+        n = self.info.kernels.legal_actions(self._s, buf)
+        mask[buf[:n]] = 1
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        buf = self._buffers[0]
+        n = self.info.kernels.legal_actions(self._s, buf)
+        return bool(np.any(buf[:n] == action))
+
+    def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Outcome actions and their probabilities at a chance node."""
+        if self._s[0] != CHANCE:
+            raise ValueError("chance_outcomes() needs a chance node; this state is not one")
+        buf = self._buffers[0]
+        probs = self._buffers[1]
+        n = self.info.kernels.chance_outcomes(self._s, buf, probs)
+        return buf[:n].copy(), probs[:n].copy()
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` (a move, or a chance outcome at a chance node). Checked."""
+        action = int(action)
+        if not self.is_legal(action):
+            raise ValueError(self._illegal_message(action))
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: int) -> None:
+        """Play ``action`` without the legality check (for callers that took it from the mask)."""
+        n = len(self._actions)
+        rows = self._undo_rows
+        if n == len(rows):
+            rows.extend(np.zeros((self._ROW_CHUNK, max(1, self.info.undo_size)), np.int64))
+        self.info.kernels.apply_action(self._s, action, rows[n])
+        self._actions.append(action)
+
+    def undo(self) -> None:
+        """Take back the last action."""
+        if not self._actions:
+            raise ValueError("undo() on a state with no actions to take back")
+        action = self._actions.pop()
+        self.info.kernels.undo_action(self._s, action, self._undo_rows[len(self._actions)])
+
+    @property
+    def history(self) -> list[int]:
+        """The actions played on this object since it was made (chance outcomes included)."""
+        return list(self._actions)
+
+    def returns(self) -> np.ndarray:
+        """One float per seat: the final result at a terminal state, zeros before."""
+        out = np.zeros(self.num_players, np.float64)
+        if self.is_terminal():
+            self.info.kernels.returns(self._s, out)
+        return out
+
+    def clone(self) -> "GameState":
+        other = copy.copy(self)
+        other._s = self._s.copy()
+        other._actions = list(self._actions)
+        other._undo_rows = [row.copy() for row in self._undo_rows[: len(self._actions)]]
+        other._buffers = self._buffers
+        return other
+
+    def __copy__(self) -> "GameState":
+        cls = type(self)
+        other = cls.__new__(cls)
+        for klass in cls.__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if hasattr(self, slot):
+                    setattr(other, slot, getattr(self, slot))
+        return other
+
+    def __deepcopy__(self, memo: dict) -> "GameState":
+        return self.clone()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {}
+        for klass in type(self).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if slot != "_buffers" and hasattr(self, slot):
+                    state[slot] = getattr(self, slot)
+        state["_undo_rows"] = self._undo_rows[: len(self._actions)]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            setattr(self, key, value)
+        self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
+        self._buffers = _buffers_for(type(self), self.max_legal_actions)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and np.array_equal(self.encode(), other.encode())
+
+    def __hash__(self) -> int:
+        return self.hash()
+
+    def encode(self) -> np.ndarray:
+        """A compact int array that identifies the position (equal positions, equal arrays)."""
+        return self._s.copy()
+
+    def hash(self) -> int:
+        return int(self.info.kernels.hash(self._s))
+
+    def _illegal_message(self, action: int) -> str:
+        if self.is_terminal():
+            return f"action {action} is illegal: the game is over"
+        legal = self.legal_actions()
+        names = ", ".join(f"{a} ({self.action_to_string(int(a))})" for a in legal[:40])
+        more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
+        who = "chance" if self.is_chance_node() else f"player {self.current_player}"
+        return f"action {action} is illegal for {who} here; legal actions: {names}{more}"
+
+    # ----- game-specific parts -----------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        """A float32 array describing the position from ``seat``'s point of view."""
+        raise NotImplementedError
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def to_string(self) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def from_string(cls, text: str, **options: Any) -> "GameState":
+        raise NotImplementedError
+
+    def action_to_string(self, action: int) -> str:
+        return str(action)
+
+    def string_to_action(self, text: str) -> int:
+        text = text.strip()
+        for action in self.legal_actions():
+            if self.action_to_string(int(action)) == text:
+                return int(action)
+        if text.lstrip("-").isdigit() and self.is_legal(int(text)):
+            return int(text)
+        legal = ", ".join(self.action_to_string(int(a)) for a in self.legal_actions())
+        raise ValueError(f"{text!r} is not a legal move here; legal moves: {legal}")
+
+    def render_text(self) -> str:
+        return self.to_string()
+
+    def render_rgb(self) -> np.ndarray:
+        """An RGB picture of the position (H x W x 3 uint8)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.from_string({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        return self.render_text()
+
+
+_BUFFER_CACHE: dict[tuple[type, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _buffers_for(cls: type, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch buffers shared by all states of one class (used only inside one call)."""
+    key = (cls, size)
+    if key not in _BUFFER_CACHE:
+        _BUFFER_CACHE[key] = (np.zeros(max(1, size), np.int64), np.zeros(max(1, size), np.float64))
+    return _BUFFER_CACHE[key]
+
+
+def no_chance_outcomes(state: np.ndarray, outcomes: np.ndarray, probs: np.ndarray) -> int:
+    """chance_outcomes for games without chance (compiled by each game with CHANCE_SIG)."""
+    return 0
+
+
+def sample_chance(state: GameState, rng: np.random.Generator) -> int:
+    """Draw a chance outcome of ``state`` with the given generator."""
+    outcomes, probs = state.chance_outcomes()
+    return int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())])
+
+
+def check_options(game: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for {game}; "
+            f"options: {', '.join(allowed) or 'none'}"
+        )

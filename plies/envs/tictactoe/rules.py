@@ -1,0 +1,133 @@
+"""Tic-Tac-Toe rules as numba kernels.
+
+State layout (int64): ``[player, cell_0 .. cell_8, moves_made, result]``; cells are 0 empty,
+1 X (seat 0), 2 O (seat 1), numbered row by row (0 1 2 / 3 4 5 / 6 7 8). ``result`` is
+-1 while the game runs, then the winning seat, or 2 for a draw.
+"""
+
+import numpy as np
+from numba import njit
+
+from plies.envs.core import (
+    APPLY_SIG,
+    CHANCE_SIG,
+    EVAL_SIG,
+    HASH_SIG,
+    LEGAL_SIG,
+    RETURNS_SIG,
+    TERMINAL,
+    UNDO_SIG,
+    Kernels,
+)
+
+STATE_SIZE = 12
+NUM_ACTIONS = 9
+MOVES = 10
+RESULT = 11
+ONGOING = -1
+DRAW = 2
+
+LINES = np.array(
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
+    np.int64,
+)
+
+
+def initial_array() -> np.ndarray:
+    state = np.zeros(STATE_SIZE, np.int64)
+    state[RESULT] = ONGOING
+    return state
+
+
+@njit(cache=True)
+def _winner(state):
+    for k in range(8):
+        a = state[1 + LINES[k, 0]]
+        if a != 0 and a == state[1 + LINES[k, 1]] and a == state[1 + LINES[k, 2]]:
+            return a - 1
+    return -1
+
+
+@njit(LEGAL_SIG, cache=True)
+def legal_actions(state, out):
+    if state[0] == TERMINAL:
+        return 0
+    n = 0
+    for cell in range(9):
+        if state[1 + cell] == 0:
+            out[n] = cell
+            n += 1
+    return n
+
+
+@njit(APPLY_SIG, cache=True)
+def apply_action(state, action, undo_row):
+    player = state[0]
+    undo_row[0] = player
+    state[1 + action] = player + 1
+    state[MOVES] += 1
+    winner = _winner(state)
+    if winner >= 0:
+        state[RESULT] = winner
+        state[0] = TERMINAL
+    elif state[MOVES] == 9:
+        state[RESULT] = DRAW
+        state[0] = TERMINAL
+    else:
+        state[0] = 1 - player
+
+
+@njit(UNDO_SIG, cache=True)
+def undo_action(state, action, undo_row):
+    state[1 + action] = 0
+    state[MOVES] -= 1
+    state[RESULT] = ONGOING
+    state[0] = undo_row[0]
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state, out):
+    out[0] = 0.0
+    out[1] = 0.0
+    result = state[RESULT]
+    if result == 0 or result == 1:
+        out[result] = 1.0
+        out[1 - result] = -1.0
+
+
+@njit(HASH_SIG, cache=True)
+def hash_state(state):
+    key = state[0] + 4
+    for cell in range(9):
+        key = key * 3 + state[1 + cell]
+    return key
+
+
+@njit(CHANCE_SIG, cache=True)
+def chance_outcomes(state, outcomes, probs):
+    return 0
+
+
+@njit(EVAL_SIG, cache=True)
+def evaluate_lines(state, seat, params):
+    """Open lines: +1 per line holding only seat's marks (x2 for two), minus the same for the
+    opponent; scaled into (-1, 1)."""
+    mine = seat + 1
+    total = 0.0
+    for k in range(8):
+        own = 0
+        other = 0
+        for j in range(3):
+            c = state[1 + LINES[k, j]]
+            if c == mine:
+                own += 1
+            elif c != 0:
+                other += 1
+        if other == 0 and own > 0:
+            total += own * own
+        elif own == 0 and other > 0:
+            total -= other * other
+    return total / 40.0
+
+
+KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)

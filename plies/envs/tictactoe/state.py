@@ -1,0 +1,123 @@
+"""The Tic-Tac-Toe GameState."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from plies.envs import render
+from plies.envs.core import GameInfo, GameState, Heuristic, TERMINAL, check_options
+from plies.envs.tictactoe import rules
+
+MARKS = ".XO"
+
+INFO = GameInfo(
+    name="tictactoe",
+    kernels=rules.KERNELS,
+    undo_size=1,
+    heuristics={
+        "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
+    },
+    default_heuristic="lines",
+)
+
+
+class TicTacToeState(GameState):
+    """Tic-Tac-Toe: X (seat 0) moves first; action = cell 0-8, row by row."""
+
+    info = INFO
+    __slots__ = ()
+
+    def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
+        check_options("tictactoe", options, ())
+        super().__init__(rules.initial_array() if array is None else array)
+
+    num_players = 2  # type: ignore[assignment]
+    num_actions = rules.NUM_ACTIONS  # type: ignore[assignment]
+    max_game_length = 9  # type: ignore[assignment]
+
+    @property
+    def cells(self) -> np.ndarray:
+        """The 9 cells: 0 empty, 1 X, 2 O."""
+        return self._s[1:10].copy()
+
+    def observation(self, seat: int) -> np.ndarray:
+        cells = self._s[1:10].reshape(3, 3)
+        obs = np.zeros((3, 3, 2), np.float32)
+        obs[..., 0] = cells == seat + 1
+        obs[..., 1] = cells == 2 - seat
+        return obs
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (3, 3, 2)
+
+    def to_string(self) -> str:
+        rows = ("".join(MARKS[c] for c in self._s[1 + 3 * r : 4 + 3 * r]) for r in range(3))
+        return "/".join(rows)
+
+    @classmethod
+    def from_string(cls, text: str, **options: Any) -> "TicTacToeState":
+        """Parse 9 cells of ``X``, ``O`` and ``.`` (row by row; ``/``, spaces, newlines and
+        ``|`` are ignored), e.g. ``"XO./.X./..O"``. The side to move follows from the counts."""
+        cells = [ch for ch in text.upper() if ch not in "/| \n\t\r"]
+        bad = sorted({ch for ch in cells if ch not in "XO.-_0"})
+        if len(cells) != 9 or bad:
+            raise ValueError(
+                f"malformed Tic-Tac-Toe board {text!r}: need 9 cells of 'X', 'O' or '.', "
+                f"row by row (got {len(cells)} cells{', bad characters ' + ''.join(bad) if bad else ''})"
+            )
+        state = cls(**options)
+        count_x = count_o = 0
+        for i, ch in enumerate(cells):
+            if ch == "X":
+                state._s[1 + i] = 1
+                count_x += 1
+            elif ch == "O":
+                state._s[1 + i] = 2
+                count_o += 1
+        if count_x - count_o not in (0, 1):
+            raise ValueError(
+                f"impossible Tic-Tac-Toe board {text!r}: X moves first, so X must have as many "
+                f"marks as O or one more (X {count_x}, O {count_o})"
+            )
+        state._s[rules.MOVES] = count_x + count_o
+        state._s[0] = 0 if count_x == count_o else 1
+        winner = rules._winner(state._s)
+        if winner >= 0:
+            state._s[rules.RESULT] = winner
+            state._s[0] = TERMINAL
+        elif count_x + count_o == 9:
+            state._s[rules.RESULT] = rules.DRAW
+            state._s[0] = TERMINAL
+        return state
+
+    def action_to_string(self, action: int) -> str:
+        return str(int(action))
+
+    def render_text(self) -> str:
+        rows = [" ".join(MARKS[c] for c in self._s[1 + 3 * r : 4 + 3 * r]) for r in range(3)]
+        if self.is_terminal():
+            result = self._s[rules.RESULT]
+            status = "draw" if result == rules.DRAW else f"{MARKS[result + 1]} wins"
+        else:
+            status = f"{MARKS[self.current_player + 1]} to move"
+        return "\n".join(rows) + f"\n({status})"
+
+    def render_rgb(self) -> np.ndarray:
+        size, cell = 180, 60
+        image = render.canvas(size, size)
+        for k in (1, 2):
+            render.fill_rect(image, k * cell - 1, 0, 3, size, (0, 0, 0))
+            render.fill_rect(image, 0, k * cell - 1, size, 3, (0, 0, 0))
+        for i in range(9):
+            cy, cx = (i // 3 + 0.5) * cell, (i % 3 + 0.5) * cell
+            mark = self._s[1 + i]
+            if mark == 1:
+                r = cell * 0.3
+                render.line(image, cy - r, cx - r, cy + r, cx + r, 6, (200, 30, 30))
+                render.line(image, cy - r, cx + r, cy + r, cx - r, 6, (200, 30, 30))
+            elif mark == 2:
+                render.ring(image, cy, cx, cell * 0.33, 6, (30, 30, 200))
+        return image
