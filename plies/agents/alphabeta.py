@@ -26,6 +26,10 @@ from plies.envs.core import (
     STATE_T,
     TERMINAL,
     GameState,
+    compiled,
+    eval_ref,
+    hash_ref,
+    kernel_refs,
 )
 
 WIN = 1_000_000.0
@@ -33,7 +37,9 @@ WIN = 1_000_000.0
 INF = 1e18
 
 # statistics slots
-VISITED, HITS, MISSES, STORES, USE_TT_MOVE, GEN, NODE_LIMIT, ABORTED = range(8)
+VISITED, HITS, MISSES, STORES, USE_TT_MOVE, GEN, NODE_LIMIT, ABORTED, HORIZON = range(9)
+SOLVED_DEPTH = 1 << 30
+"""Table depth of a subtree searched to its end: valid at any depth."""
 
 _HASH_T = types.FunctionType(HASH_SIG)
 _I2 = types.int64[:, ::1]
@@ -94,6 +100,8 @@ def negamax(state, depth, ply, alpha, beta, kernels, evaluate, params, hash_fn, 
         stats[HITS] += 1
         stored = _from_table(tt_values[slot], ply)
         if tt_meta[slot, DEPTH] >= depth:
+            if tt_meta[slot, DEPTH] < SOLVED_DEPTH:
+                stats[HORIZON] += 1  # the stored value rests on heuristic leaves
             flag = tt_meta[slot, FLAG]
             if flag == EXACT:
                 return stored
@@ -108,7 +116,9 @@ def negamax(state, depth, ply, alpha, beta, kernels, evaluate, params, hash_fn, 
     else:
         stats[MISSES] += 1
     if depth <= 0:
+        stats[HORIZON] += 1
         return evaluate(state, me, params)
+    horizon0 = stats[HORIZON]
 
     row = moves[ply]
     n = legal(state, row)
@@ -161,7 +171,7 @@ def negamax(state, depth, ply, alpha, beta, kernels, evaluate, params, hash_fn, 
             or old_depth <= depth):
         tt_keys[slot] = key
         tt_values[slot] = _to_table(best, ply)
-        tt_meta[slot, DEPTH] = depth
+        tt_meta[slot, DEPTH] = SOLVED_DEPTH if stats[HORIZON] == horizon0 else depth
         tt_meta[slot, FLAG] = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
         tt_meta[slot, BEST] = best_move
         tt_meta[slot, GENERATION] = stats[GEN]
@@ -260,7 +270,7 @@ class AlphaBetaSearch:
         weights: dict[str, float] | None = None,
         symmetry: bool = False,
         table: TranspositionTable | None = None,
-        tt_bits: int = 20,
+        tt_bits: int = 18,
         use_table_moves: bool = True,
     ) -> None:
         self.eval_name = eval
@@ -308,13 +318,15 @@ class AlphaBetaSearch:
         table = self.table
         assert table is not None and self._history is not None
         table.generation += 1
-        kernels = tuple(state.info.kernels)
+        kernels = kernel_refs(state.info.kernels)
+        evaluate, hash_fn = eval_ref(evaluate), hash_ref(hash_fn)
+        run_root = compiled(search_root)
         array = state.array.copy()
         width = state.max_legal_actions
         moves = np.zeros((depth + 2, width), np.int64)
         undo_rows = np.zeros((depth + 2, max(1, state.info.undo_size)), np.int64)
         ret = np.zeros(state.num_players, np.float64)
-        stats = np.zeros(8, np.int64)
+        stats = np.zeros(9, np.int64)
         stats[USE_TT_MOVE] = int(self.use_table_moves and not self.symmetry)
         stats[GEN] = table.generation
         stats[NODE_LIMIT] = node_limit
@@ -323,7 +335,8 @@ class AlphaBetaSearch:
         start = time.perf_counter()
         result: SearchResult | None = None
         for d in range(1, depth + 1):
-            aborted = search_root(array, d, kernels, evaluate, params, hash_fn, table.bits, table.keys,
+            horizon0 = stats[HORIZON]
+            aborted = run_root(array, d, kernels, evaluate, params, hash_fn, table.bits, table.keys,
                                   table.values, table.meta, moves, undo_rows, ret, self._history,
                                   stats, root, values)
             if aborted:
@@ -333,8 +346,8 @@ class AlphaBetaSearch:
             result = SearchResult(best_moves, best, d, {int(a): float(v) for a, v in zip(root, values)})
             order = np.argsort(-values, kind="stable")
             root, values = root[order].copy(), values[order].copy()
-            if abs(best) > WIN / 2:
-                break  # a proven result does not change with depth
+            if abs(best) > WIN / 2 or stats[HORIZON] == horizon0:
+                break  # proven, or searched to the end: deeper iterations change nothing
             if time_limit and time.perf_counter() - start > time_limit / 3:
                 break  # the next iteration would most likely overrun
         if result is None:
@@ -370,7 +383,7 @@ class AlphaBetaAgent(BaseAgent):
         weights: str = "",
         symmetry: bool = False,
         table: str = "",
-        tt_bits: int = 20,
+        tt_bits: int = 18,
         time_limit: float = 0.0,
         seed: int | None = None,
         name: str | None = None,

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import KERNELS_T, STATE_T, TERMINAL, GameState
+from plies.envs.core import KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
 
 WIN, UNKNOWN, LOSS, ILLEGAL = 100.0, 50.0, 0.0, -1.0
 TIEBREAKS = ("LEFT", "RIGHT", "RANDOM")
@@ -98,7 +98,7 @@ def scores_for(state: GameState, seat: int, depth: int) -> list[float]:
     undo_rows = np.zeros((depth + 1, max(1, state.info.undo_size)), np.int64)
     out = np.zeros(state.num_actions, np.float64)
     ret = np.zeros(state.num_players, np.float64)
-    _scores_kernel(array, seat, depth, tuple(state.info.kernels), legal_bufs, undo_rows, ret, out)
+    compiled(_scores_kernel)(array, seat, depth, kernel_refs(state.info.kernels), legal_bufs, undo_rows, ret, out)
     return [float(v) for v in out]
 
 

@@ -8,7 +8,9 @@ booleans). Agents live in modules imported only when used.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+from functools import lru_cache
 from typing import Any
 
 AGENTS: dict[str, str] = {
@@ -34,9 +36,19 @@ AGENTS: dict[str, str] = {
 """Agent name -> ``module:class``."""
 
 
+@lru_cache(maxsize=1)
+def _available() -> tuple[str, ...]:
+    return tuple(sorted(a for a in AGENTS if importlib.util.find_spec(AGENTS[a].split(":")[0]) is not None))
+
+
+def available_agents() -> list[str]:
+    """Names whose modules exist in this installation."""
+    return list(_available())
+
+
 def agent_class(name: str) -> type:
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(sorted(AGENTS))}")
+    if name not in AGENTS or name not in available_agents():
+        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(available_agents())}")
     module, cls = AGENTS[name].split(":")
     try:
         mod = importlib.import_module(module)
@@ -107,7 +119,7 @@ def make(spec: str, seed: int | None = None, **overrides: Any):
 def describe() -> str:
     """One line per agent with its parameters (for ``--help`` and error messages)."""
     lines = []
-    for agent in AGENTS:
+    for agent in available_agents():
         try:
             params = agent_parameters(agent_class(agent))
             lines.append(f"{agent}: " + (", ".join(f"{k}={p.default!r}" for k, p in params.items()) or "-"))

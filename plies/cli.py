@@ -1,0 +1,164 @@
+"""The ``plies`` command: play, tournament, report, solve, games, agents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from plies.agents.specs import available_agents, describe
+from plies.registration import GAMES
+
+DEFAULT_TOURNAMENT = {
+    "game": "tictactoe",
+    "agents": ["random", "lookahead:depth=2", "alphabeta:depth=2", "perfect"],
+    "games": 20,
+    "opening_plies": 1,
+}
+"""What ``plies tournament`` plays when no game and agents are given."""
+
+
+def _parse_options(pairs: Sequence[str]) -> dict:
+    options = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq:
+            raise ValueError(f"malformed --option {pair!r}: write key=value")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def _check_game(game: str) -> None:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from plies.evaluation import run_tournament
+
+    game = args.game or DEFAULT_TOURNAMENT["game"]
+    _check_game(game)
+    agents = args.agents or (DEFAULT_TOURNAMENT["agents"] if not args.game else None)
+    if not agents:
+        raise ValueError("give the agents to play: --agents SPEC SPEC ...")
+    games = args.games if args.games is not None else DEFAULT_TOURNAMENT["games"]
+    opening = args.opening_plies if args.opening_plies is not None else (
+        DEFAULT_TOURNAMENT["opening_plies"] if not args.game else 0)
+    result = run_tournament(
+        game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
+        resume=args.resume, opening_plies=opening, focus=args.focus,
+        options=_parse_options(args.option), progress=not args.quiet,
+    )
+    print(result.table().format())
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from plies.evaluation import ResultStore, WinRateTable
+
+    config = ResultStore.read_config(args.results)
+    store = ResultStore(args.results, config, resume=True)
+    table = WinRateTable.from_records(store.records(), config["agents"])
+    store.close()
+    print(f"{config['game']}: {table.games} of the scheduled games stored")
+    print(table.format())
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from plies.evaluation import TournamentConfig, play_game
+    from plies.evaluation.tournament import ScheduledGame
+
+    _check_game(args.game)
+    config = TournamentConfig(args.game, tuple(args.players), 1, args.seed, 0, None, _parse_options(args.option))
+    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)))
+    print(f"result: {dict(zip(args.players, record.returns))} after {record.plies} plies"
+          + (" (truncated)" if record.truncated else ""))
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from plies.envs.connect_four import solve
+
+    score, best = solve(args.moves)
+    print(f"score {score}; best moves (1-based columns): {' '.join(str(m + 1) for m in best)}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from plies.registration import GYM_IDS
+
+    for game in GAMES:
+        print(f"{game:18s} plies.make({game!r})  gymnasium.make({GYM_IDS[game]!r})")
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    print(describe())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="plies",
+        description="Board and dice games as PettingZoo environments, search players and tournaments.",
+        epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells. "
+        f"Agents: {', '.join(available_agents())}. Games: {', '.join(GAMES)}.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    t = sub.add_parser("tournament", help="play agents against each other and print a win-rate table",
+                       description="Two-player games: every pair meets in --games games, seats swapped in "
+                       "pairs that share a seed. More players: every rotation of each seating. Without "
+                       f"--game and --agents it plays the default: {DEFAULT_TOURNAMENT}.")
+    t.add_argument("--game", help=f"game id ({', '.join(GAMES)})")
+    t.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs, e.g. random alphabeta:depth=4")
+    t.add_argument("--games", type=int, help="games per pair of agents (two players) or in total (more players)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the whole tournament (default 0)")
+    t.add_argument("--workers", type=int, default=None, help="worker processes (default: the number of cores)")
+    t.add_argument("--results", help="SQLite file that stores every game as it finishes")
+    t.add_argument("--resume", action="store_true", help="continue the tournament stored in --results")
+    t.add_argument("--opening-plies", type=int, default=None,
+                   help="random plies at the start of each game pair, so deterministic agents meet varied positions")
+    t.add_argument("--focus", help="N-player games: this agent plays every game, opponents drawn from the others")
+    t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="game option, e.g. --option num_players=4 (repeatable)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.set_defaults(func=cmd_tournament)
+
+    r = sub.add_parser("report", help="re-print the table of a stored tournament")
+    r.add_argument("results", help="the SQLite results file")
+    r.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("play", help="play one game (use the agent 'human' to play yourself)")
+    p.add_argument("game", help=f"game id ({', '.join(GAMES)})")
+    p.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="one agent spec per seat")
+    p.add_argument("--seed", type=int, default=0, help="seed for dice, set-up and tie-breaks")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)")
+    p.set_defaults(func=cmd_play)
+
+    s = sub.add_parser("solve", help="exact value of a Connect Four position")
+    s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")
+    s.set_defaults(func=cmd_solve)
+
+    sub.add_parser("games", help="list the games and their ids").set_defaults(func=cmd_games)
+    sub.add_parser("agents", help="list the agents and their parameters").set_defaults(func=cmd_agents)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"plies {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

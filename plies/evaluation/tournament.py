@@ -1,0 +1,218 @@
+"""Tournaments: who plays whom, playing one game, and running many in worker processes."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from plies.agents.specs import make as make_agent
+from plies.evaluation.store import GameRecord, ResultStore
+from plies.registration import state_class
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides a tournament's games: equal configs play equal games."""
+
+    game: str
+    agents: tuple[str, ...]
+    games: int
+    seed: int = 0
+    opening_plies: int = 0
+    focus: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "agents": list(self.agents),
+            "games": self.games,
+            "seed": self.seed,
+            "opening_plies": self.opening_plies,
+            "focus": self.focus,
+            "options": self.options,
+        }
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    index: int
+    seed: int  # decides the set-up, the opening plies, the dice and the agents' tie-breaks
+    seats: tuple[str, ...]
+
+
+def _num_players(config: TournamentConfig) -> int:
+    return state_class(config.game).initial(np.random.default_rng(0), **config.options).num_players
+
+
+def schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """The games of a tournament, each with its seed and seating.
+
+    Two players: every pair of agents meets in ``games`` games, played in pairs that share a
+    seed (same opening, same dice) with the seats swapped. More players: blocks of games that
+    share a seed and play every rotation of one seating; the seating is the agents themselves
+    when there are exactly as many as seats, otherwise the ``focus`` agent (if any) plus
+    opponents drawn from the rest, seeded. ``games`` is then the total number of games.
+    """
+    agents = list(config.agents)
+    if len(set(agents)) != len(agents):
+        raise ValueError("each agent spec may appear once; give a copy a different name")
+    n = _num_players(config)
+    if config.games < 1:
+        raise ValueError(f"games must be >= 1, got {config.games}")
+    root = np.random.SeedSequence(config.seed)
+    out: list[ScheduledGame] = []
+    if n == 2:
+        if len(agents) < 2:
+            raise ValueError("a two-player tournament needs at least two agents")
+        for a, b in itertools.combinations(agents, 2):
+            for k in range(config.games):
+                pair = k // 2
+                seed = int(np.random.SeedSequence([config.seed, agents.index(a), agents.index(b), pair]).generate_state(1)[0])
+                seats = (a, b) if k % 2 == 0 else (b, a)
+                out.append(ScheduledGame(len(out), seed, seats))
+        return out
+    if config.focus is not None and config.focus not in agents:
+        raise ValueError(f"focus agent {config.focus!r} is not among the agents")
+    if len(agents) < n and config.focus is None:
+        raise ValueError(f"{config.game} with {n} players needs at least {n} agents (or a focus agent)")
+    rng = np.random.default_rng(root)
+    block = 0
+    while len(out) < config.games:
+        if config.focus is not None:
+            pool = [a for a in agents if a != config.focus]
+            picks = rng.choice(len(pool), size=n - 1, replace=len(pool) < n - 1)
+            lineup = [config.focus] + [pool[i] for i in picks]
+        elif len(agents) == n:
+            lineup = list(agents)
+        else:
+            lineup = [agents[i] for i in rng.choice(len(agents), size=n, replace=False)]
+        seed = int(np.random.SeedSequence([config.seed, block]).generate_state(1)[0])
+        for r in range(n):
+            if len(out) == config.games:
+                break
+            out.append(ScheduledGame(len(out), seed, tuple(lineup[r:] + lineup[:r])))
+        block += 1
+    return out
+
+
+def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
+    """Play one scheduled game to the end (or the game's move cap)."""
+    cls = state_class(config.game)
+    rng = np.random.default_rng(scheduled.seed)
+    state = cls.initial(rng, **config.options)
+    seats = scheduled.seats
+    agents = []
+    for seat, spec in enumerate(seats):
+        agents.append(make_agent(spec, seed=scheduled.seed + seat))
+    times = [0.0] * len(seats)
+    counts = [0] * len(seats)
+    plies = 0
+    decisions = 0
+    cap = state.max_game_length
+    while not state.is_terminal() and decisions < cap:
+        if state.is_chance_node():
+            outcomes, probs = state.chance_outcomes()
+            state.apply_unchecked(int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())]))
+            continue
+        player = state.current_player
+        if decisions < config.opening_plies:
+            action = int(rng.choice(state.legal_actions()))
+        else:
+            start = time.perf_counter()
+            action = agents[player].act(state)
+            times[player] += time.perf_counter() - start
+            counts[player] += 1
+        state.apply(action)
+        decisions += 1
+        plies += 1
+    returns = state.returns() if state.is_terminal() else np.zeros(len(seats))
+    return GameRecord(
+        index=scheduled.index,
+        seed=scheduled.seed,
+        seats=list(seats),
+        returns=[float(r) for r in returns],
+        plies=plies,
+        truncated=not state.is_terminal(),
+        decision_seconds=times,
+        decisions=counts,
+    )
+
+
+def _play_in_worker(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
+    return play_game(config, scheduled)
+
+
+@dataclass
+class TournamentResult:
+    config: TournamentConfig
+    records: list[GameRecord]
+
+    def table(self):
+        from plies.evaluation.table import WinRateTable
+
+        return WinRateTable.from_records(self.records, list(self.config.agents))
+
+
+def run_tournament(
+    game: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    results: str | Path | None = None,
+    resume: bool = False,
+    opening_plies: int = 0,
+    focus: str | None = None,
+    options: dict[str, Any] | None = None,
+    progress: bool = True,
+) -> TournamentResult:
+    """Play a tournament; every finished game is stored at once when ``results`` is given,
+    and ``resume=True`` skips the games that file already holds."""
+    from tqdm.auto import tqdm
+
+    for spec in agents:  # fail early on a bad spec, before any process starts
+        make_agent(spec)
+    config = TournamentConfig(game, tuple(agents), games, seed, opening_plies, focus, dict(options or {}))
+    plan = schedule(config)
+    store = ResultStore(results, config.as_dict(), resume) if results else None
+    done = store.done() if store else set()
+    records: dict[int, GameRecord] = {r.index: r for r in store.records()} if store else {}
+    pending = [g for g in plan if g.index not in done]
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    bar = tqdm(total=len(plan), initial=len(plan) - len(pending), disable=not progress, desc=f"{game} tournament")
+
+    def finished(record: GameRecord) -> None:
+        records[record.index] = record
+        if store:
+            store.add(record)
+        bar.update(1)
+
+    try:
+        if workers <= 1 or len(pending) <= 1:
+            for scheduled in pending:
+                finished(play_game(config, scheduled))
+        else:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+                queue = iter(pending)
+                running = {pool.submit(_play_in_worker, config, g) for g in itertools.islice(queue, workers * 2)}
+                while running:
+                    complete, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in complete:
+                        finished(future.result())
+                        nxt = next(queue, None)
+                        if nxt is not None:
+                            running.add(pool.submit(_play_in_worker, config, nxt))
+    finally:
+        bar.close()
+        if store:
+            store.close()
+    return TournamentResult(config, [records[i] for i in sorted(records)])
