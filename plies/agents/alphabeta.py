@@ -346,8 +346,10 @@ class AlphaBetaSearch:
             result = SearchResult(best_moves, best, d, {int(a): float(v) for a, v in zip(root, values)})
             order = np.argsort(-values, kind="stable")
             root, values = root[order].copy(), values[order].copy()
-            if abs(best) > WIN / 2 or stats[HORIZON] == horizon0:
-                break  # proven, or searched to the end: deeper iterations change nothing
+            if stats[HORIZON] == horizon0 or (abs(best) > WIN / 2 and d >= WIN - abs(best)):
+                # searched to the end, or a win/loss proven at a distance this iteration covers
+                # (so every other move as quick is proven too): deeper iterations change nothing
+                break
             if time_limit and time.perf_counter() - start > time_limit / 3:
                 break  # the next iteration would most likely overrun
         if result is None:

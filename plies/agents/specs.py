@@ -32,6 +32,7 @@ AGENTS: dict[str, str] = {
     "strength_diff": "plies.agents.dice_wars_bots:StrengthDiffAgent",
     "single_turn": "plies.agents.dice_wars_bots:SingleTurnAgent",
     "win_prob": "plies.agents.dice_wars_bots:WinProbAgent",
+    "dw_expectiminimax": "plies.agents.dice_wars_bots:DwExpectiminimaxAgent",
 }
 """Agent name -> ``module:class``."""
 

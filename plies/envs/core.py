@@ -38,6 +38,9 @@ LEGAL_SIG = types.int64(STATE_T, ACTIONS_T)
 """legal_actions(state, out) -> count: writes the legal actions (or chance outcomes) into out."""
 APPLY_SIG = types.void(STATE_T, types.int64, ACTIONS_T)
 """apply_action(state, action, undo_row): plays action in place, saving what undo needs."""
+STEP_SIG = types.int64(STATE_T, types.int64, ACTIONS_T, ACTIONS_T)
+"""apply_and_list(state, action, undo_row, out) -> (count << 4) | (state[0] + 4): apply_action
+then legal_actions in one call, the new player packed in the low bits (saves a call per step)."""
 UNDO_SIG = types.void(STATE_T, types.int64, ACTIONS_T)
 """undo_action(state, action, undo_row): restores the state before apply_action."""
 RETURNS_SIG = types.void(STATE_T, PROBS_T)
@@ -159,6 +162,7 @@ class GameInfo:
     heuristics: dict[str, Heuristic] = field(default_factory=dict)
     default_heuristic: str = ""
     canonical_hash: Callable | None = None  # hash over symmetric positions, if the game has one
+    apply_and_list: Callable | None = None  # STEP_SIG kernel: apply, then list the legal actions
 
 
 class GameState:
@@ -169,15 +173,52 @@ class GameState:
     """
 
     info: ClassVar[GameInfo]
-    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers")
+    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal")
 
-    _ROW_CHUNK = 64
+    # compiled entry points of the kernels, bound once per game class (see ``compiled``)
+    _legal_fn: ClassVar[Callable]
+    _apply_fn: ClassVar[Callable]
+    _undo_fn: ClassVar[Callable]
+    _step_fn: ClassVar[Callable | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        info = cls.__dict__.get("info")
+        if info is not None:
+            cls._legal_fn = staticmethod(compiled(info.kernels.legal_actions))
+            cls._apply_fn = staticmethod(compiled(info.kernels.apply_action))
+            cls._undo_fn = staticmethod(compiled(info.kernels.undo_action))
+            cls._step_fn = staticmethod(compiled(info.apply_and_list)) if info.apply_and_list else None
+        # states built by writing into the array must not keep a stale cache
+        for name in ("from_string", "initial"):
+            if name in cls.__dict__:
+                cls._wrap_constructor(name)
+
+    @classmethod
+    def _wrap_constructor(cls, name: str) -> None:
+        original = cls.__dict__[name].__func__
+
+        def build(klass, *args: Any, **kwargs: Any) -> "GameState":
+            state = original(klass, *args, **kwargs)
+            state.refresh()
+            return state
+
+        build.__doc__ = original.__doc__
+        build.__name__ = original.__name__
+        setattr(cls, name, classmethod(build))
+
+    def refresh(self) -> None:
+        """Forget cached facts about the array (call after writing into ``array`` directly)."""
+        self._player = None
+        self._legal = None
 
     def __init__(self, array: np.ndarray) -> None:
         self._s = np.ascontiguousarray(array, dtype=np.int64)
         self._actions: list[int] = []
         self._undo_rows: list[np.ndarray] = []
         self._buffers = _buffers_for(type(self), self.max_legal_actions)
+        self._player: int | None = None  # cached state[0]
+        self._legal: np.ndarray | None = None  # cached legal actions (never mutated)
 
     @classmethod
     def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> "GameState":
@@ -212,30 +253,40 @@ class GameState:
     # ----- the game tree -----------------------------------------------------------------
     @property
     def current_player(self) -> int:
-        return int(self._s[0])
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player
 
     def is_terminal(self) -> bool:
-        return self._s[0] == TERMINAL
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player == TERMINAL
 
     def is_chance_node(self) -> bool:
-        return self._s[0] == CHANCE
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player == CHANCE
 
     def legal_actions(self) -> np.ndarray:
-        buf = self._buffers[0]
-        n = self.info.kernels.legal_actions(self._s, buf)
-        return buf[:n].copy()
+        """The legal actions (at a chance node: the outcomes), ascending, as an int64 array.
+
+        The array is shared with the state's cache: treat it as read-only."""
+        legal = self._legal
+        if legal is None:
+            out = np.empty(self._buffers[0].shape[0], np.int64)
+            legal = self._legal = out[: self._legal_fn(self._s, out)]
+        return legal
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(self.num_actions, np.int8)
-        buf = self._buffers[0]
-        n = self.info.kernels.legal_actions(self._s, buf)
-        mask[buf[:n]] = 1
+        mask[self.legal_actions()] = 1
         return mask
 
     def is_legal(self, action: int) -> bool:
-        buf = self._buffers[0]
-        n = self.info.kernels.legal_actions(self._s, buf)
-        return bool(np.any(buf[:n] == action))
+        return action in self.legal_actions().tolist()
 
     def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
         """Outcome actions and their probabilities at a chance node."""
@@ -255,19 +306,29 @@ class GameState:
 
     def apply_unchecked(self, action: int) -> None:
         """Play ``action`` without the legality check (for callers that took it from the mask)."""
-        n = len(self._actions)
+        actions = self._actions
+        n = len(actions)
         rows = self._undo_rows
-        if n == len(rows):
-            rows.extend(np.zeros((self._ROW_CHUNK, max(1, self.info.undo_size)), np.int64))
-        self.info.kernels.apply_action(self._s, action, rows[n])
-        self._actions.append(action)
+        if n == len(rows):  # grow geometrically: short games allocate little
+            rows.extend(np.zeros((max(8, n), max(1, self.info.undo_size)), np.int64))
+        step = self._step_fn
+        if step is None:
+            self._apply_fn(self._s, action, rows[n])
+            self._player = self._legal = None
+        else:
+            out = np.empty(self._buffers[0].shape[0], np.int64)
+            code = step(self._s, action, rows[n], out)
+            self._player = (code & 15) - 4
+            self._legal = out[: code >> 4]
+        actions.append(action)
 
     def undo(self) -> None:
         """Take back the last action."""
         if not self._actions:
             raise ValueError("undo() on a state with no actions to take back")
         action = self._actions.pop()
-        self.info.kernels.undo_action(self._s, action, self._undo_rows[len(self._actions)])
+        self._undo_fn(self._s, action, self._undo_rows[len(self._actions)])
+        self._player = self._legal = None
 
     @property
     def history(self) -> list[int]:
@@ -305,7 +366,7 @@ class GameState:
         state = {}
         for klass in type(self).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot != "_buffers" and hasattr(self, slot):
+                if slot not in ("_buffers", "_legal", "_player") and hasattr(self, slot):
                     state[slot] = getattr(self, slot)
         state["_undo_rows"] = self._undo_rows[: len(self._actions)]
         return state
@@ -315,6 +376,7 @@ class GameState:
             setattr(self, key, value)
         self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
         self._buffers = _buffers_for(type(self), self.max_legal_actions)
+        self._player = self._legal = None
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and np.array_equal(self.encode(), other.encode())
@@ -404,6 +466,8 @@ def sample_chance(state: GameState, rng: np.random.Generator) -> int:
 
 
 def check_options(game: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
+    if not given:
+        return
     unknown = sorted(set(given) - set(allowed))
     if unknown:
         raise ValueError(

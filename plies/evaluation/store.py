@@ -23,6 +23,7 @@ class GameRecord:
     truncated: bool
     decision_seconds: list[float]  # time used per seat
     decisions: list[int]  # decisions taken per seat
+    actions: list[int]  # every action of the game, chance outcomes included (a replay)
 
 
 class ResultStore:

@@ -144,6 +144,7 @@ def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
         truncated=not state.is_terminal(),
         decision_seconds=times,
         decisions=counts,
+        actions=state.history,
     )
 
 

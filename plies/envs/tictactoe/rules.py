@@ -15,6 +15,7 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     RETURNS_SIG,
+    STEP_SIG,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -128,6 +129,12 @@ def evaluate_lines(state, seat, params):
         elif own == 0 and other > 0:
             total -= other * other
     return total / 40.0
+
+
+@njit(STEP_SIG, cache=True)
+def apply_and_list(state, action, undo_row, out):
+    apply_action(state, action, undo_row)
+    return (legal_actions(state, out) << 4) | (state[0] + 4)
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)

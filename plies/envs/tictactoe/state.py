@@ -11,6 +11,11 @@ from plies.envs.core import GameInfo, GameState, Heuristic, TERMINAL, check_opti
 from plies.envs.tictactoe import rules
 
 MARKS = ".XO"
+# cell code (0 empty, 1 X, 2 O) -> (own mark, opponent's mark), per seat
+_PLANES = (
+    np.array([[0, 0], [1, 0], [0, 1]], np.float32),
+    np.array([[0, 0], [0, 1], [1, 0]], np.float32),
+)
 
 INFO = GameInfo(
     name="tictactoe",
@@ -20,6 +25,7 @@ INFO = GameInfo(
         "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
     },
     default_heuristic="lines",
+    apply_and_list=rules.apply_and_list,
 )
 
 
@@ -43,11 +49,8 @@ class TicTacToeState(GameState):
         return self._s[1:10].copy()
 
     def observation(self, seat: int) -> np.ndarray:
-        cells = self._s[1:10].reshape(3, 3)
-        obs = np.zeros((3, 3, 2), np.float32)
-        obs[..., 0] = cells == seat + 1
-        obs[..., 1] = cells == 2 - seat
-        return obs
+        """Plane 0: seat's marks, plane 1: the opponent's (3 x 3 x 2, as PettingZoo's)."""
+        return _PLANES[seat][self._s[1:10]].reshape(3, 3, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

@@ -1,0 +1,149 @@
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from plies.cli import main
+from plies.evaluation import ResultStore, TournamentConfig, WinRateTable, run_tournament, schedule
+
+AGENTS = ["random", "lookahead:depth=1", "alphabeta:depth=2"]
+
+
+def test_two_player_schedule_swaps_seats_within_seed_pairs():
+    plan = schedule(TournamentConfig("tictactoe", tuple(AGENTS), games=4, seed=3))
+    assert len(plan) == 3 * 4
+    pairs = Counter(frozenset(g.seats) for g in plan)
+    assert set(pairs.values()) == {4}
+    for first, second in zip(plan[::2], plan[1::2]):
+        assert first.seed == second.seed
+        assert first.seats == second.seats[::-1]
+    assert len({g.seed for g in plan}) == 3 * 2
+
+
+def test_n_player_schedule_plays_every_rotation():
+    plan = schedule(TournamentConfig("tictactoe", ("random", "perfect"), games=2))
+    assert [g.seats for g in plan] == [("random", "perfect"), ("perfect", "random")]
+
+
+def table_text(result) -> str:
+    return result.table().format()
+
+
+def test_same_seed_same_tournament_and_workers_do_not_change_it():
+    one = run_tournament("tictactoe", AGENTS, 6, seed=5, workers=1, opening_plies=2, progress=False)
+    again = run_tournament("tictactoe", AGENTS, 6, seed=5, workers=1, opening_plies=2, progress=False)
+    parallel = run_tournament("tictactoe", AGENTS, 6, seed=5, workers=2, opening_plies=2, progress=False)
+    assert [r.returns for r in one.records] == [r.returns for r in again.records]
+    assert table_text(one) == table_text(again) == table_text(parallel)
+    other = run_tournament("tictactoe", AGENTS, 6, seed=6, workers=1, opening_plies=2, progress=False)
+    assert [r.seed for r in other.records] != [r.seed for r in one.records]
+
+
+def test_opening_plies_make_deterministic_agents_meet_varied_positions():
+    result = run_tournament("tictactoe", ["perfect", "alphabeta:depth=3"], 10, seed=1,
+                            workers=1, opening_plies=2, progress=False)
+    openings = [tuple(r.actions[:2]) for r in result.records]
+    assert openings[0::2] == openings[1::2]  # both games of a pair start alike
+    assert len(set(openings)) >= 3  # pairs start differently
+
+
+def test_table_counts_wins_draws_losses():
+    result = run_tournament("tictactoe", ["random", "perfect"], 20, seed=0, workers=1, progress=False)
+    table = result.table()
+    perfect, rnd = table.totals["perfect"], table.totals["random"]
+    assert perfect.losses == 0
+    assert perfect.wins == rnd.losses and perfect.draws == rnd.draws
+    assert perfect.games == rnd.games == 20
+    assert table.ranking()[0] == "perfect"
+    assert "perfect" in table.format().splitlines()[2]
+
+
+def test_results_are_stored_and_resume_skips_finished_games(tmp_path):
+    path = tmp_path / "results.sqlite"
+    full = run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, progress=False)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM games WHERE idx >= 7")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="--resume"):
+        run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, progress=False)
+    resumed = run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, resume=True, progress=False)
+    assert table_text(resumed) == table_text(full)
+    with pytest.raises(ValueError, match="another tournament"):
+        run_tournament("tictactoe", AGENTS, 5, seed=2, workers=1, results=path, resume=True, progress=False)
+
+
+def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
+    path = tmp_path / "killed.sqlite"
+    args = ["tournament", "--game", "tictactoe", "--agents", "random", "alphabeta:depth=3",
+            "lookahead:depth=2", "--games", "30", "--seed", "4", "--workers", "1", "--quiet"]
+    proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    stored = 0
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if path.exists():
+            try:
+                stored = sqlite3.connect(path).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if stored >= 10:
+                break
+    assert proc.poll() is None, "the tournament finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    config = ResultStore.read_config(path)
+    assert ResultStore(path, config, resume=True).count() < 90
+    resumed = run_tournament("tictactoe", ["random", "alphabeta:depth=3", "lookahead:depth=2"], 30, seed=4,
+                             workers=1, results=path, resume=True, progress=False)
+    straight = run_tournament("tictactoe", ["random", "alphabeta:depth=3", "lookahead:depth=2"], 30, seed=4,
+                              workers=1, progress=False)
+    assert len(resumed.records) == 90
+    assert table_text(resumed) == table_text(straight)
+
+
+def test_cli_tournament_report_and_errors(tmp_path, capsys):
+    path = tmp_path / "cli.sqlite"
+    assert main(["tournament", "--game", "tictactoe", "--agents", "random", "perfect", "--games", "4",
+                 "--workers", "1", "--results", str(path), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "perfect" in printed and "win%" in printed
+    assert main(["report", str(path)]) == 0
+    report = capsys.readouterr().out
+    assert printed.strip().splitlines()[-1] in report
+    assert main(["tournament", "--game", "chess", "--agents", "random", "random"]) == 2
+    assert "unknown game 'chess'; games: tictactoe" in capsys.readouterr().err
+    assert main(["tournament", "--game", "tictactoe", "--agents", "random", "wizard"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent 'wizard'; agents:" in err and len(err.strip().splitlines()) == 1
+    bogus = tmp_path / "bogus.sqlite"
+    bogus.write_text("not a database at all" * 100)
+    assert main(["report", str(bogus)]) == 2
+    assert "not a plies results file" in capsys.readouterr().err
+
+
+def test_cli_help_explains_every_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    text = capsys.readouterr().out
+    for option in ("--game", "--agents", "--games", "--seed", "--workers", "--results", "--resume",
+                   "--opening-plies"):
+        assert option in text
+
+
+def test_win_rate_table_from_n_player_records():
+    from plies.evaluation.store import GameRecord
+
+    records = [
+        GameRecord(0, 1, ["a", "b", "c"], [1.0, -0.5, -0.5], 10, False, [0, 0, 0], [1, 1, 1], []),
+        GameRecord(1, 1, ["b", "c", "a"], [0.0, 0.0, 0.0], 10, False, [0, 0, 0], [1, 1, 1], []),
+    ]
+    table = WinRateTable.from_records(records, ["a", "b", "c"])
+    assert (table.totals["a"].wins, table.totals["a"].draws) == (1, 1)
+    assert table.versus["b", "a"].losses == 1 and table.versus["b", "a"].games == 2
