@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -69,7 +69,7 @@ def aec_playout(env) -> Callable[[], int]:
     def run() -> int:
         env.reset()
         steps = 0
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 action = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
 from plies.registration import GAMES

@@ -341,7 +341,7 @@ class AlphaBetaSearch:
                                   stats, root, values)
             if aborted:
                 break
-            best = float(values.max())
+            best = float(values.max()) + 0.0  # no negative zero
             best_moves = sorted(int(a) for a, v in zip(root, values) if v >= best - 1e-9)
             result = SearchResult(best_moves, best, d, {int(a): float(v) for a, v in zip(root, values)})
             order = np.argsort(-values, kind="stable")

@@ -79,7 +79,7 @@ class TranspositionTable:
             raise
 
     @classmethod
-    def load(cls, path: str | os.PathLike, game: str = "", key_kind: str | None = None) -> "TranspositionTable":
+    def load(cls, path: str | os.PathLike, game: str = "", key_kind: str | None = None) -> TranspositionTable:
         """Read a table saved by ``save``; a corrupt or foreign file raises ``ValueError``."""
         path = Path(path)
         try:

@@ -11,8 +11,8 @@ player loses against the uniformly random player by enumerating the random playe
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
+from functools import cache
 
 from plies.agents.base import BaseAgent
 from plies.agents.enumeration import count_outcomes, random_play_outcomes
@@ -91,7 +91,7 @@ def loss_probability(player: BaseAgent, seat: int) -> float:
     """Exact probability that ``player`` (deterministic) loses from the empty board, playing
     ``seat`` against the uniformly random player: the random moves are enumerated."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def lose(text: str) -> float:
         state = TicTacToeState.from_string(text)
         if state.is_terminal():

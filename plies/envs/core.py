@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, ClassVar, NamedTuple, Sequence
+from functools import cache
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numba import types
@@ -92,19 +93,19 @@ class KernelRef(WrapperAddressProtocol):
 _KERNEL_SIGS = (LEGAL_SIG, APPLY_SIG, UNDO_SIG, RETURNS_SIG, HASH_SIG, CHANCE_SIG)
 
 
-@lru_cache(maxsize=None)
-def kernel_refs(kernels: "Kernels") -> tuple[KernelRef, ...]:
+@cache
+def kernel_refs(kernels: Kernels) -> tuple[KernelRef, ...]:
     """The kernels of a game as the tuple generic searches take (``KERNELS_T``)."""
     return tuple(KernelRef(k, sig) for k, sig in zip(kernels, _KERNEL_SIGS))
 
 
-@lru_cache(maxsize=None)
+@cache
 def eval_ref(kernel: Callable) -> KernelRef:
     """An evaluation kernel as the value generic searches take (``EVAL_T``)."""
     return KernelRef(kernel, EVAL_SIG)
 
 
-@lru_cache(maxsize=None)
+@cache
 def hash_ref(kernel: Callable) -> KernelRef:
     return KernelRef(kernel, HASH_SIG)
 
@@ -198,7 +199,7 @@ class GameState:
     def _wrap_constructor(cls, name: str) -> None:
         original = cls.__dict__[name].__func__
 
-        def build(klass, *args: Any, **kwargs: Any) -> "GameState":
+        def build(klass, *args: Any, **kwargs: Any) -> GameState:
             state = original(klass, *args, **kwargs)
             state.refresh()
             return state
@@ -221,7 +222,7 @@ class GameState:
         self._legal: np.ndarray | None = None  # cached legal actions (never mutated)
 
     @classmethod
-    def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> "GameState":
+    def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> GameState:
         """The starting position; games with a random set-up (maps) draw it from ``rng``."""
         return cls(**options)
 
@@ -342,7 +343,7 @@ class GameState:
             self.info.kernels.returns(self._s, out)
         return out
 
-    def clone(self) -> "GameState":
+    def clone(self) -> GameState:
         other = copy.copy(self)
         other._s = self._s.copy()
         other._actions = list(self._actions)
@@ -350,7 +351,7 @@ class GameState:
         other._buffers = self._buffers
         return other
 
-    def __copy__(self) -> "GameState":
+    def __copy__(self) -> GameState:
         cls = type(self)
         other = cls.__new__(cls)
         for klass in cls.__mro__:
@@ -359,7 +360,7 @@ class GameState:
                     setattr(other, slot, getattr(self, slot))
         return other
 
-    def __deepcopy__(self, memo: dict) -> "GameState":
+    def __deepcopy__(self, memo: dict) -> GameState:
         return self.clone()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -413,7 +414,7 @@ class GameState:
         raise NotImplementedError
 
     @classmethod
-    def from_string(cls, text: str, **options: Any) -> "GameState":
+    def from_string(cls, text: str, **options: Any) -> GameState:
         raise NotImplementedError
 
     def action_to_string(self, action: int) -> str:

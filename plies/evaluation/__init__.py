@@ -2,7 +2,13 @@
 
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.evaluation.table import WinRateTable
-from plies.evaluation.tournament import TournamentConfig, TournamentResult, play_game, run_tournament, schedule
+from plies.evaluation.tournament import (
+    TournamentConfig,
+    TournamentResult,
+    play_game,
+    run_tournament,
+    schedule,
+)
 
 __all__ = [
     "GameRecord",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from plies.evaluation.store import GameRecord
 
@@ -51,7 +51,7 @@ class WinRateTable:
     games: int = 0
 
     @classmethod
-    def from_records(cls, records: Iterable[GameRecord], agents: list[str]) -> "WinRateTable":
+    def from_records(cls, records: Iterable[GameRecord], agents: list[str]) -> WinRateTable:
         totals: dict[str, Tally] = defaultdict(Tally)
         versus: dict[tuple[str, str], Tally] = defaultdict(Tally)
         count = 0

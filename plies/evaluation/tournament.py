@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ def reference_scores(board: str, mark: str, ply: int) -> list[float]:
     """The write-up's recursion, written out plainly for Tic-Tac-Toe."""
     other = "O" if mark == "X" else "X"
 
-    @lru_cache(maxsize=None)
+    @cache
     def scores(b: str, me: str, p: int) -> tuple[float, ...]:
         opp = "O" if me == "X" else "X"
         out = []

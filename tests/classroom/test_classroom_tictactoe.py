@@ -1,5 +1,5 @@
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -58,7 +58,7 @@ def reference_choice(board: str, corrected: bool) -> int:
 
 
 def reference_loss(seat: str, corrected: bool) -> Fraction:
-    @lru_cache(maxsize=None)
+    @cache
     def lose(board: str) -> Fraction:
         if ref.finished(board):
             w = ref.winner(board)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -31,7 +31,7 @@ def play(board: str, move: int) -> str:
     return board[:move] + to_move(board) + board[move + 1 :]
 
 
-@lru_cache(maxsize=None)
+@cache
 def minimax(board: str) -> int:
     """+1 if the side to move wins with best play, 0 draw, -1 loss."""
     if finished(board):
@@ -40,7 +40,7 @@ def minimax(board: str) -> int:
     return max(-minimax(play(board, m)) for m in moves(board))
 
 
-@lru_cache(maxsize=None)
+@cache
 def random_outcomes(board: str) -> tuple[Fraction, Fraction, Fraction]:
     """Exact (P X wins, P O wins, P draw) under uniformly random play."""
     if finished(board):
@@ -51,7 +51,7 @@ def random_outcomes(board: str) -> tuple[Fraction, Fraction, Fraction]:
     return tuple(sum(p[i] for p in parts) / len(ms) for i in range(3))  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=None)
+@cache
 def counts(board: str) -> tuple[int, int, int]:
     if finished(board):
         w = winner(board)
@@ -60,7 +60,7 @@ def counts(board: str) -> tuple[int, int, int]:
     return tuple(sum(p[i] for p in parts) for i in range(3))  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=None)
+@cache
 def distance_minimax(board: str, ply: int = 0) -> int:
     """Like minimax, scored 100 - (plies to the end) for a win: quicker wins, slower losses."""
     if finished(board):

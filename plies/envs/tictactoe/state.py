@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from plies.envs import render
-from plies.envs.core import GameInfo, GameState, Heuristic, TERMINAL, check_options
+from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
 from plies.envs.tictactoe import rules
 
 MARKS = ".XO"
@@ -61,7 +61,7 @@ class TicTacToeState(GameState):
         return "/".join(rows)
 
     @classmethod
-    def from_string(cls, text: str, **options: Any) -> "TicTacToeState":
+    def from_string(cls, text: str, **options: Any) -> TicTacToeState:
         """Parse 9 cells of ``X``, ``O`` and ``.`` (row by row; ``/``, spaces, newlines and
         ``|`` are ignored), e.g. ``"XO./.X./..O"``. The side to move follows from the counts."""
         cells = [ch for ch in text.upper() if ch not in "/| \n\t\r"]
