@@ -112,8 +112,51 @@ def hash_ref(kernel: Callable) -> KernelRef:
 
 def compiled(function: Callable) -> Callable:
     """The compiled entry point of a search with one explicit signature, called without
-    numba's per-call type dispatch (the arguments must match the signature exactly)."""
-    return function.overloads[function.signatures[0]].entry_point
+    numba's per-call type dispatch (which re-types the kernel tuple at every call).
+
+    The entry point does not check argument types, so the first calls of each function are
+    checked against its signature here: a wrong buffer type fails loudly, not silently."""
+    return _CheckedEntry.of(function)
+
+
+class _CheckedEntry:
+    _instances: dict[Any, _CheckedEntry] = {}
+    CHECKED_CALLS = 3
+
+    def __init__(self, function: Callable) -> None:
+        self.signature = function.signatures[0]
+        self.entry = function.overloads[self.signature].entry_point
+        self.name = function.__name__
+        self.checks_left = self.CHECKED_CALLS
+
+    @classmethod
+    def of(cls, function: Callable) -> _CheckedEntry:
+        if function not in cls._instances:
+            cls._instances[function] = cls(function)
+        return cls._instances[function]
+
+    def __call__(self, *args: Any) -> Any:
+        if self.checks_left:
+            self._check(args)
+            self.checks_left -= 1
+        return self.entry(*args)
+
+    def _check(self, args: tuple) -> None:
+        from numba import typeof
+
+        if len(args) != len(self.signature):
+            raise TypeError(f"{self.name} takes {len(self.signature)} arguments, got {len(args)}")
+        for i, (arg, expected) in enumerate(zip(args, self.signature)):
+            if isinstance(expected, (types.BaseTuple, types.FunctionType)):
+                continue  # kernel references carry their own signatures
+            got = typeof(arg)
+            if isinstance(expected, types.Array):
+                ok = isinstance(got, types.Array) and got.dtype == expected.dtype and got.ndim == expected.ndim and (
+                    expected.layout == "A" or got.layout == expected.layout)
+            else:
+                ok = isinstance(got, (types.Integer, types.Float, types.Boolean)) or got == expected
+            if not ok:
+                raise TypeError(f"{self.name}: argument {i} should be {expected}, got {got}")
 
 
 class Kernels(NamedTuple):

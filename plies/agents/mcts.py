@@ -1,0 +1,206 @@
+"""Monte Carlo tree search (UCT with random rollouts), compiled once for every game.
+
+Each node keeps, for every seat, the sum of the returns of the simulations through it; a
+node is scored for the player who moved into it, so the same code serves two players, many
+players, and players who move several times in a row. Chance nodes are part of the tree:
+a simulation samples their outcome by its probability. Each simulation copies the root
+position into a scratch array and plays forward: no undo is needed, however long the rollout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from plies.agents.base import BaseAgent
+from plies.envs.core import CHANCE, KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
+
+_I1 = types.int64[::1]
+_F1 = types.float64[::1]
+_F2 = types.float64[:, ::1]
+
+# node columns
+PARENT, MOVER, FIRST_CHILD, NUM_CHILDREN, ACTION, VISITS = range(6)
+
+
+@njit(cache=True)
+def _sample(probs, n, u):
+    total = 0.0
+    for i in range(n):
+        total += probs[i]
+    x = u * total
+    acc = 0.0
+    for i in range(n):
+        acc += probs[i]
+        if x < acc:
+            return i
+    return n - 1
+
+
+@njit(
+    types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
+                types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
+    cache=True,
+)
+def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, nodes, value_sums,
+                ret, legal_buf, undo_row, probs, root_actions, root_visits):
+    """Run ``simulations`` and write each root action with its visit count; returns their number.
+
+    ``nodes`` needs one row per possible node (simulations times the widest branching, plus one,
+    is always enough) and ``value_sums`` a row per node with one column per seat.
+    """
+    legal, apply, returns, chance_outcomes = kernels[0], kernels[1], kernels[3], kernels[5]
+    np.random.seed(seed)
+    num_seats = value_sums.shape[1]
+    capacity = nodes.shape[0]
+    nodes[0, PARENT] = -1
+    nodes[0, MOVER] = -1
+    nodes[0, FIRST_CHILD] = -1
+    nodes[0, NUM_CHILDREN] = 0
+    nodes[0, VISITS] = 0
+    value_sums[0, :] = 0.0
+    used = 1
+    state = root.copy()
+    for _ in range(simulations):
+        state[:] = root
+        node = 0
+        # selection and expansion: descend until a new node or the end of the game
+        while True:
+            player = state[0]
+            if player == TERMINAL:
+                break
+            if nodes[node, FIRST_CHILD] < 0:
+                if player == CHANCE:
+                    n = chance_outcomes(state, legal_buf, probs)
+                else:
+                    n = legal(state, legal_buf)
+                if used + n > capacity:
+                    break  # tree full: evaluate this node by a rollout
+                nodes[node, FIRST_CHILD] = used
+                nodes[node, NUM_CHILDREN] = n
+                for i in range(n):
+                    child = used + i
+                    nodes[child, PARENT] = node
+                    nodes[child, MOVER] = player
+                    nodes[child, FIRST_CHILD] = -1
+                    nodes[child, NUM_CHILDREN] = 0
+                    nodes[child, ACTION] = legal_buf[i]
+                    nodes[child, VISITS] = 0
+                    value_sums[child, :] = 0.0
+                used += n
+                is_new = True
+            else:
+                is_new = False
+            first = nodes[node, FIRST_CHILD]
+            count = nodes[node, NUM_CHILDREN]
+            if player == CHANCE:
+                n = chance_outcomes(state, legal_buf, probs)
+                pick = first + _sample(probs, n, np.random.random())
+            else:
+                pick = -1
+                best = -1e300
+                log_parent = np.log(nodes[node, VISITS] + 1.0)
+                offset = np.random.randint(count)  # unvisited children in random order
+                for k in range(count):
+                    child = first + (k + offset) % count
+                    visits = nodes[child, VISITS]
+                    if visits == 0:
+                        pick = child
+                        break
+                    score = value_sums[child, player] / visits + exploration * np.sqrt(log_parent / visits)
+                    if score > best:
+                        best = score
+                        pick = child
+            apply(state, nodes[pick, ACTION], undo_row)
+            node = pick
+            if is_new or nodes[node, VISITS] == 0:
+                break
+        # rollout: uniformly random moves, chance sampled, until the end or the cap
+        steps = 0
+        while state[0] != TERMINAL and steps < rollout_cap:
+            if state[0] == CHANCE:
+                n = chance_outcomes(state, legal_buf, probs)
+                action = legal_buf[_sample(probs, n, np.random.random())]
+            else:
+                n = legal(state, legal_buf)
+                action = legal_buf[np.random.randint(n)]
+            apply(state, action, undo_row)
+            steps += 1
+        if state[0] == TERMINAL:
+            returns(state, ret)
+        else:
+            ret[:] = 0.0
+        # backpropagation
+        while node >= 0:
+            nodes[node, VISITS] += 1
+            for seat in range(num_seats):
+                value_sums[node, seat] += ret[seat]
+            node = nodes[node, PARENT]
+    first = nodes[0, FIRST_CHILD]
+    count = nodes[0, NUM_CHILDREN] if first >= 0 else 0
+    for k in range(count):
+        root_actions[k] = nodes[first + k, ACTION]
+        root_visits[k] = nodes[first + k, VISITS]
+    return count
+
+
+class MCTSAgent(BaseAgent):
+    """``mcts:simulations=1000,exploration=1.4``: UCT with uniformly random rollouts.
+
+    Plays the most visited root move (ties broken by the seeded generator). ``rollout_cap``
+    bounds a rollout (0: the game's own move cap); an unfinished rollout counts as a draw.
+    """
+
+    spec_name = "mcts"
+
+    def __init__(
+        self,
+        *,
+        simulations: int = 1000,
+        exploration: float = 1.4,
+        rollout_cap: int = 0,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(seed, name)
+        if simulations < 1:
+            raise ValueError(f"simulations must be >= 1, got {simulations}")
+        self.simulations = simulations
+        self.exploration = exploration
+        self.rollout_cap = rollout_cap
+        self._arrays: dict[tuple, tuple] = {}
+        self.last_visits: dict[int, int] = {}
+
+    def _buffers(self, state: GameState) -> tuple:
+        key = (type(state), state.num_players, state.max_legal_actions, state.info.undo_size)
+        if key not in self._arrays:
+            capacity = self.simulations * state.max_legal_actions + 1
+            self._arrays[key] = (
+                np.zeros((capacity, 6), np.int64),
+                np.zeros((capacity, state.num_players), np.float64),
+                np.zeros(state.num_players, np.float64),
+                np.zeros(state.max_legal_actions, np.int64),
+                np.zeros(max(1, state.info.undo_size), np.int64),
+                np.zeros(state.max_legal_actions, np.float64),
+                np.zeros(state.max_legal_actions, np.int64),
+                np.zeros(state.max_legal_actions, np.int64),
+            )
+        return self._arrays[key]
+
+    def visit_counts(self, state: GameState) -> dict[int, int]:
+        """Run the search from ``state`` and return the visits of each root action."""
+        if state.is_terminal() or state.is_chance_node():
+            raise ValueError("MCTS searches positions where a player is to move")
+        nodes, sums, ret, legal, undo_row, probs, actions, visits = self._buffers(state)
+        cap = self.rollout_cap or state.max_game_length
+        seed = int(self.rng.integers(2**31))
+        n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
+                                  kernel_refs(state.info.kernels), nodes, sums, ret, legal,
+                                  undo_row, probs, actions, visits)
+        self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
+        return self.last_visits
+
+    def act(self, state: GameState) -> int:
+        counts = self.visit_counts(state)
+        most = max(counts.values())
+        return self.choose(sorted(a for a, v in counts.items() if v == most))
