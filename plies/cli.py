@@ -48,13 +48,43 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else DEFAULT_TOURNAMENT["games"]
     opening = args.opening_plies if args.opening_plies is not None else (
         DEFAULT_TOURNAMENT["opening_plies"] if not args.game else 0)
+    clock = _parse_clock(args.clock) if args.clock else None
     result = run_tournament(
         game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
         resume=args.resume, opening_plies=opening, focus=args.focus,
-        options=_parse_options(args.option), progress=not args.quiet,
+        options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
     )
-    print(result.table().format())
+    _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     return 0
+
+
+def _parse_clock(text: str) -> tuple[float, float]:
+    start, _, increment = text.partition("+")
+    try:
+        return float(start), float(increment or 0)
+    except ValueError:
+        raise ValueError(f"malformed --clock {text!r}: write START+INCREMENT in seconds, e.g. 10+0.25") from None
+
+
+def _print_and_export(table, records, config: dict, args: argparse.Namespace) -> None:
+    try:
+        from plies.evaluation.report import format_summary
+
+        print(format_summary(table, records))
+    except ImportError:
+        print(table.format())
+        print('(install "plies[eval]" for 95% intervals and ratings)')
+    from plies.evaluation import report
+
+    if args.plot:
+        report.plot_heatmap(table, args.plot, title=f"{config['game']}: score of the row agent (win 1, draw 1/2)")
+        print(f"heatmap written to {args.plot}")
+    if args.csv:
+        report.export_csv(table, records, args.csv)
+        print(f"table written to {args.csv}")
+    if args.json:
+        report.export_json(table, records, args.json, config)
+        print(f"table and games written to {args.json}")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -62,10 +92,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     config = ResultStore.read_config(args.results)
     store = ResultStore(args.results, config, resume=True)
-    table = WinRateTable.from_records(store.records(), config["agents"])
+    records = list(store.records())
     store.close()
-    print(f"{config['game']}: {table.games} of the scheduled games stored")
-    print(table.format())
+    table = WinRateTable.from_records(records, config["agents"])
+    print(f"{config['game']}: {table.games} games stored")
+    _print_and_export(table, records, config, args)
     return 0
 
 
@@ -102,6 +133,12 @@ def cmd_agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plot", metavar="PNG", help="write a heatmap of the win rates (extra 'plot')")
+    parser.add_argument("--csv", metavar="FILE", help="write the table with intervals and ratings as CSV")
+    parser.add_argument("--json", metavar="FILE", help="write the table and every game as JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plies",
@@ -127,11 +164,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--focus", help="N-player games: this agent plays every game, opponents drawn from the others")
     t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="game option, e.g. --option num_players=4 (repeatable)")
+    t.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where games run: local worker processes, or a Ray cluster (extra 'ray')")
+    t.add_argument("--clock", metavar="START+INC",
+                   help="time budget per agent and game, e.g. 10+0.25: 10 s, plus 0.25 s a decision; "
+                   "over it, the game's rule applies (Dice Wars: the turn ends; others: forfeit)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_outputs(t)
     t.set_defaults(func=cmd_tournament)
 
-    r = sub.add_parser("report", help="re-print the table of a stored tournament")
+    r = sub.add_parser("report", help="re-print (and re-plot, re-export) a stored tournament")
     r.add_argument("results", help="the SQLite results file")
+    _add_outputs(r)
     r.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play one game (use the agent 'human' to play yourself)")
@@ -155,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -476,6 +476,11 @@ class GameState:
     def render_text(self) -> str:
         return self.to_string()
 
+    def timeout_action(self) -> int | None:
+        """What the rules do when the player to move runs out of time: an action to play for
+        it (a game where the turn simply ends), or None: the player forfeits the game."""
+        return None
+
     def render_rgb(self) -> np.ndarray:
         """An RGB picture of the position (H x W x 3 uint8)."""
         raise NotImplementedError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ class GameRecord:
     decision_seconds: list[float]  # time used per seat
     decisions: list[int]  # decisions taken per seat
     actions: list[int]  # every action of the game, chance outcomes included (a replay)
+    timeouts: list[int] = field(default_factory=list)  # decisions over the clock, per seat
 
 
 class ResultStore:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -30,9 +30,11 @@ class TournamentConfig:
     opening_plies: int = 0
     focus: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    clock: tuple[float, float] | None = None  # seconds at the start, seconds added per decision
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "clock": list(self.clock) if self.clock else None,
             "game": self.game,
             "agents": list(self.agents),
             "games": self.games,
@@ -116,6 +118,9 @@ def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
         agents.append(make_agent(spec, seed=scheduled.seed + seat))
     times = [0.0] * len(seats)
     counts = [0] * len(seats)
+    timeouts = [0] * len(seats)
+    budget = [config.clock[0] if config.clock else 0.0] * len(seats)
+    forfeit: int | None = None
     plies = 0
     decisions = 0
     cap = state.max_game_length
@@ -130,27 +135,95 @@ def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
         else:
             start = time.perf_counter()
             action = agents[player].act(state)
-            times[player] += time.perf_counter() - start
+            used = time.perf_counter() - start
+            times[player] += used
             counts[player] += 1
+            if config.clock:
+                budget[player] += config.clock[1] - used
+                if budget[player] < 0:
+                    timeouts[player] += 1
+                    budget[player] = 0.0
+                    replacement = state.timeout_action()
+                    if replacement is None:
+                        forfeit = player
+                        break
+                    action = replacement
         state.apply(action)
         decisions += 1
         plies += 1
-    returns = state.returns() if state.is_terminal() else np.zeros(len(seats))
+    if forfeit is not None:
+        n = len(seats)
+        returns = np.full(n, 1.0 / (n - 1))
+        returns[forfeit] = -1.0
+    else:
+        returns = state.returns() if state.is_terminal() else np.zeros(len(seats))
     return GameRecord(
         index=scheduled.index,
         seed=scheduled.seed,
         seats=list(seats),
         returns=[float(r) for r in returns],
         plies=plies,
-        truncated=not state.is_terminal(),
+        truncated=forfeit is None and not state.is_terminal(),
         decision_seconds=times,
         decisions=counts,
         actions=state.history,
+        timeouts=timeouts,
     )
 
 
-def _play_in_worker(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
-    return play_game(config, scheduled)
+BACKENDS = ("process", "ray")
+
+
+def play_games(
+    config: TournamentConfig,
+    games: Sequence[ScheduledGame],
+    workers: int = 1,
+    backend: str = "process",
+) -> Iterator[GameRecord]:
+    """Play scheduled games and yield each record as soon as its game ends (in any order).
+
+    ``backend="process"`` uses worker processes on this machine (``workers <= 1``: this
+    process); ``"ray"`` sends games to a Ray cluster (``ray.init()`` is called if needed, so a
+    local instance starts when no cluster is configured). Workers import plies once and keep
+    the compiled searches loaded between games. Tournaments and self-play both use this.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if backend == "ray":
+        yield from _play_with_ray(config, games, workers)
+    elif workers <= 1 or len(games) <= 1:
+        for scheduled in games:
+            yield play_game(config, scheduled)
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            queue = iter(games)
+            running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
+            while running:
+                complete, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in complete:
+                    yield future.result()
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        running.add(pool.submit(play_game, config, nxt))
+
+
+def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameRecord]:
+    try:
+        import ray
+    except ImportError as err:
+        raise ImportError('the ray backend needs Ray: pip install "plies[ray]"') from err
+    if not ray.is_initialized():
+        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+    remote_play = ray.remote(play_game)
+    queue = iter(games)
+    running = [remote_play.remote(config, g) for g in itertools.islice(queue, max(1, workers) * 2)]
+    while running:
+        done, running = ray.wait(running, num_returns=1)
+        for ref in done:
+            yield ray.get(ref)
+            nxt = next(queue, None)
+            if nxt is not None:
+                running.append(remote_play.remote(config, nxt))
 
 
 @dataclass
@@ -162,6 +235,12 @@ class TournamentResult:
         from plies.evaluation.table import WinRateTable
 
         return WinRateTable.from_records(self.records, list(self.config.agents))
+
+    def summary(self) -> str:
+        """The table with 95% Wilson intervals and ratings (needs the ``eval`` extra)."""
+        from plies.evaluation.report import format_summary
+
+        return format_summary(self.table(), self.records)
 
 
 def run_tournament(
@@ -176,14 +255,19 @@ def run_tournament(
     focus: str | None = None,
     options: dict[str, Any] | None = None,
     progress: bool = True,
+    backend: str = "process",
+    clock: tuple[float, float] | None = None,
 ) -> TournamentResult:
     """Play a tournament; every finished game is stored at once when ``results`` is given,
-    and ``resume=True`` skips the games that file already holds."""
+    and ``resume=True`` skips the games that file already holds. ``clock=(start, increment)``
+    gives each agent a time budget (seconds) per game; what happens to an agent over it is
+    the game's rule (``GameState.timeout_action``: its turn ends, or it forfeits)."""
     from tqdm.auto import tqdm
 
     for spec in agents:  # fail early on a bad spec, before any process starts
         make_agent(spec)
-    config = TournamentConfig(game, tuple(agents), games, seed, opening_plies, focus, dict(options or {}))
+    config = TournamentConfig(game, tuple(agents), games, seed, opening_plies, focus, dict(options or {}),
+                              tuple(clock) if clock else None)
     plan = schedule(config)
     store = ResultStore(results, config.as_dict(), resume) if results else None
     done = store.done() if store else set()
@@ -191,28 +275,12 @@ def run_tournament(
     pending = [g for g in plan if g.index not in done]
     workers = (os.cpu_count() or 1) if workers is None else workers
     bar = tqdm(total=len(plan), initial=len(plan) - len(pending), disable=not progress, desc=f"{game} tournament")
-
-    def finished(record: GameRecord) -> None:
-        records[record.index] = record
-        if store:
-            store.add(record)
-        bar.update(1)
-
     try:
-        if workers <= 1 or len(pending) <= 1:
-            for scheduled in pending:
-                finished(play_game(config, scheduled))
-        else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-                queue = iter(pending)
-                running = {pool.submit(_play_in_worker, config, g) for g in itertools.islice(queue, workers * 2)}
-                while running:
-                    complete, running = wait(running, return_when=FIRST_COMPLETED)
-                    for future in complete:
-                        finished(future.result())
-                        nxt = next(queue, None)
-                        if nxt is not None:
-                            running.add(pool.submit(_play_in_worker, config, nxt))
+        for record in play_games(config, pending, workers, backend):
+            records[record.index] = record
+            if store:
+                store.add(record)
+            bar.update(1)
     finally:
         bar.close()
         if store:
