@@ -1,0 +1,386 @@
+"""The Nine Men's Morris GameState."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from plies.envs import render
+from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs.nine_mens_morris import rules
+from plies.envs.nine_mens_morris.symmetry import canonical_hash
+
+OPTIONS = ("flying", "repetition", "no_mill", "turn_cap")
+DEFAULT_OPTIONS: dict[str, Any] = {"flying": True, "repetition": 3, "no_mill": 100, "turn_cap": 0}
+OPENSPIEL_OPTIONS: dict[str, Any] = {"flying": True, "repetition": 0, "no_mill": 0, "turn_cap": 200}
+"""The rules of OpenSpiel's ``nine_mens_morris``: flying, no draw rules, a draw at 200 turns."""
+
+SEATS = "WB"
+FILES = "abcdefg"
+
+# the compact diagram: 7 rows, point characters at these columns, lines in between
+_DIAGRAM = (
+    ".-----.-----.",
+    "| .---.---. |",
+    "| | .-.-. | |",
+    ".-.-.   .-.-.",
+    "| | .-.-. | |",
+    "| .---.---. |",
+    ".-----.-----.",
+)
+_DIAGRAM_CHARS = set("WB.-| ")
+
+INFO = GameInfo(
+    name="nine_mens_morris",
+    kernels=rules.KERNELS,
+    undo_size=rules.UNDO_SIZE,
+    heuristics={
+        "weighted": Heuristic(
+            "weighted",
+            rules.evaluate_weighted,
+            default_params=rules.DEFAULT_WEIGHTS,
+            param_names=rules.FEATURES,
+            description="weighted sum of stones, mills, blocked stones, open mills, double "
+            "mills and mobility (differences, own minus opponent's)",
+        ),
+        "stones": Heuristic(
+            "stones", rules.evaluate_stones, description="stone difference (board and hand)"
+        ),
+    },
+    default_heuristic="weighted",
+    canonical_hash=canonical_hash,
+)
+
+
+def point_name(p: int) -> str:
+    """Board coordinates of a point: files a-g from the left, ranks 1-7 from the bottom."""
+    row, col = rules.COORDS[p]
+    return f"{FILES[col]}{7 - row}"
+
+
+_POINT_BY_NAME = {point_name(p): p for p in range(rules.NUM_POINTS)}
+
+
+class NineMensMorrisState(GameState):
+    """Nine Men's Morris: White (seat 0, ``W``) places first; see docs/nine_mens_morris.md.
+
+    Options: ``flying`` (a player with 3 stones may move anywhere, default on),
+    ``repetition`` (draw when a position occurs this many times, default 3, 0 = off),
+    ``no_mill`` (draw after this many turns without a removal, default 100, 0 = off),
+    ``turn_cap`` (draw after this many turns, default 0 = off). ``OPENSPIEL_OPTIONS`` gives
+    OpenSpiel's rules.
+    """
+
+    info = INFO
+    __slots__ = ()
+
+    def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
+        check_options("nine_mens_morris", options, OPTIONS)
+        if array is None:
+            array = rules.initial_array(**_options(options))
+        super().__init__(array)
+
+    num_players = 2  # type: ignore[assignment]
+    num_actions = rules.NUM_ACTIONS  # type: ignore[assignment]
+    max_legal_actions = rules.MAX_LEGAL_ACTIONS  # type: ignore[assignment]
+
+    @property
+    def max_game_length(self) -> int:  # type: ignore[override]
+        """Actions (removals included) in the longest game the options allow."""
+        s = self._s
+        bounds = []
+        if s[rules.OPT_NO_MILL] > 0:
+            bounds.append((rules.MAX_CAPTURES + 1) * int(s[rules.OPT_NO_MILL]))
+        if s[rules.OPT_TURN_CAP] > 0:
+            bounds.append(int(s[rules.OPT_TURN_CAP]))
+        if s[rules.OPT_REPETITION] > 0:
+            bounds.append(rules.UNBOUNDED_HISTORY)
+        turns = min(bounds) if bounds else 10_000
+        return turns + rules.MAX_CAPTURES
+
+    @property
+    def options(self) -> dict[str, Any]:
+        s = self._s
+        return {
+            "flying": bool(s[rules.OPT_FLYING]),
+            "repetition": int(s[rules.OPT_REPETITION]),
+            "no_mill": int(s[rules.OPT_NO_MILL]),
+            "turn_cap": int(s[rules.OPT_TURN_CAP]),
+        }
+
+    # ----- readable parts of the position ------------------------------------------------
+    @property
+    def points(self) -> np.ndarray:
+        """The 24 points: 0 empty, 1 White, 2 Black."""
+        return self._s[rules.POINTS : rules.POINTS + rules.NUM_POINTS].copy()
+
+    @property
+    def player(self) -> int:
+        """The seat whose turn it is (also after the game ended)."""
+        return int(self._s[rules.PLAYER])
+
+    @property
+    def removing(self) -> bool:
+        """Whether the player to move has closed a mill and must remove a stone."""
+        return bool(self._s[rules.REMOVING])
+
+    def in_hand(self, seat: int) -> int:
+        return int(self._s[rules.HAND + seat])
+
+    def on_board(self, seat: int) -> int:
+        return int(self._s[rules.ON_BOARD + seat])
+
+    @property
+    def turn(self) -> int:
+        return int(self._s[rules.TURNS])
+
+    @property
+    def quiet_turns(self) -> int:
+        """Turns since the last removal."""
+        return int(self._s[rules.QUIET])
+
+    @property
+    def result(self) -> int:
+        """-1 while the game runs, then the winning seat, or 2 for a draw."""
+        return int(self._s[rules.RESULT])
+
+    def features(self, seat: int) -> dict[str, float]:
+        """The heuristic's features for ``seat`` (own minus opponent's), by name."""
+        out = np.zeros(len(rules.FEATURES), np.float64)
+        rules.features(self._s, seat, out)
+        return dict(zip(rules.FEATURES, out.tolist()))
+
+    # ----- learning -----------------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        """Own stones (24), opponent's stones (24), then own and opponent's stones in hand and
+        on the board (/9), a pending removal, own turn, and the no-mill counter (/limit)."""
+        pts = self._s[rules.POINTS : rules.POINTS + rules.NUM_POINTS]
+        obs = np.zeros(self.observation_shape, np.float32)
+        obs[:24] = pts == seat + 1
+        obs[24:48] = pts == 2 - seat
+        s = self._s
+        obs[48] = s[rules.HAND + seat] / 9
+        obs[49] = s[rules.HAND + 1 - seat] / 9
+        obs[50] = s[rules.ON_BOARD + seat] / 9
+        obs[51] = s[rules.ON_BOARD + 1 - seat] / 9
+        obs[52] = float(s[rules.REMOVING] != 0 and s[rules.PLAYER] == seat)
+        obs[53] = float(s[rules.PLAYER] == seat)
+        limit = s[rules.OPT_NO_MILL] or s[rules.OPT_TURN_CAP] or 200
+        obs[54] = min(1.0, s[rules.QUIET] / limit)
+        return obs
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (55,)
+
+    # ----- text ---------------------------------------------------------------------------
+    def diagram(self) -> str:
+        """The board as 7 text rows (``W`` White, ``B`` Black, ``.`` empty)."""
+        rows = [list(r) for r in _DIAGRAM]
+        for p in range(rules.NUM_POINTS):
+            r, c = rules.COORDS[p]
+            rows[r][2 * c] = ".WB"[self._s[rules.POINTS + p]]
+        return "\n".join("".join(r) for r in rows)
+
+    def status(self) -> str:
+        s = self._s
+        who = SEATS[self.player]
+        items = [f"{who} to {'remove' if s[rules.REMOVING] else 'move'}"]
+        items.append(f"in hand W {s[rules.HAND]} B {s[rules.HAND + 1]}")
+        items.append(f"turn {s[rules.TURNS]}")
+        items.append(f"quiet {s[rules.QUIET]}")
+        if self.is_terminal():
+            result = s[rules.RESULT]
+            items.append("draw" if result == rules.DRAW else f"{SEATS[result]} wins")
+        return ", ".join(items)
+
+    def to_string(self) -> str:
+        return self.diagram() + "\n" + self.status()
+
+    @classmethod
+    def from_string(cls, text: str, **options: Any) -> NineMensMorrisState:
+        """Parse a board diagram and an optional status line (see docs/nine_mens_morris.md).
+
+        The diagram is any set of lines made of ``W``, ``B``, ``.`` (the 24 points in the
+        order of their numbers, i.e. row by row), ``-``, ``|`` and spaces; the 7-row diagram
+        of ``to_string``, OpenSpiel's 13-row one and a single 24-character line all work.
+        Other lines hold the status, comma-separated items: ``W to move`` / ``B to move`` /
+        ``W to remove`` (a mill was closed), ``in hand W 3 B 2``, ``turn 20``, ``quiet 4``,
+        and ``W wins`` / ``B wins`` / ``draw`` for a finished game. OpenSpiel's status lines
+        (``Current player: W``, ``Turn number``, ``Men to deploy``, ``Capture time!``) are
+        read too. Defaults: White to move, nothing in hand, turn 0.
+        """
+        check_options("nine_mens_morris", options, OPTIONS)
+        opts = _options(options)
+        cells: list[str] = []
+        status_lines: list[str] = []
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            if set(line) <= _DIAGRAM_CHARS:
+                cells.extend(ch for ch in line if ch in "WB.")
+            else:
+                status_lines.append(line.strip())
+        if len(cells) != rules.NUM_POINTS:
+            raise ValueError(
+                f"malformed Nine Men's Morris diagram: found {len(cells)} points, need 24 "
+                "(diagram lines may hold only 'W', 'B', '.' for points and '-', '|', spaces; "
+                f"got {text!r})"
+            )
+        fields = _parse_status(status_lines, text)
+        state = cls(rules.empty_array(**opts))
+        s = state._s
+        for p, ch in enumerate(cells):
+            if ch != ".":
+                colour = 1 if ch == "W" else 2
+                s[rules.POINTS + p] = colour
+                s[rules.ON_BOARD + colour - 1] += 1
+        s[rules.BOARD_HASH] = rules.board_key(s)
+        hand = fields.get("hand", (0, 0))
+        for seat in range(2):
+            if not 0 <= hand[seat] <= rules.NUM_STONES:
+                raise ValueError(f"stones in hand must be 0-9, got {hand[seat]} ({text!r})")
+            total = hand[seat] + s[rules.ON_BOARD + seat]
+            if total > rules.NUM_STONES:
+                raise ValueError(
+                    f"{SEATS[seat]} has {total} stones on the board and in hand; at most 9 "
+                    f"({text!r})"
+                )
+            s[rules.HAND + seat] = hand[seat]
+        seat = fields.get("player", 0)
+        s[rules.PLAYER] = s[rules.TO_MOVE] = seat
+        s[rules.TURNS] = fields.get("turn", 0)
+        s[rules.QUIET] = fields.get("quiet", 0)
+        if fields.get("removing"):
+            colour = 2 - seat
+            if not np.any(s[rules.POINTS : rules.POINTS + 24] == colour):
+                raise ValueError(
+                    f"{SEATS[seat]} is to remove a stone but {SEATS[1 - seat]} has none on the "
+                    f"board ({text!r})"
+                )
+            s[rules.REMOVING] = 1
+        rules.start_segment(s)
+        result = fields.get("result")
+        if result is not None:
+            s[rules.RESULT] = result
+            s[rules.TO_MOVE] = TERMINAL
+        elif not s[rules.REMOVING]:
+            rules.settle(s)
+        return state
+
+    def action_to_string(self, action: int) -> str:
+        """``d7`` places, ``xd7`` removes, ``d7-d6`` moves (a1 is the lower left corner)."""
+        action = int(action)
+        if not 0 <= action < rules.NUM_ACTIONS:
+            return f"<invalid action {action}>"
+        if action >= rules.NUM_POINTS:
+            source, target = divmod(action - rules.NUM_POINTS, rules.NUM_POINTS)
+            return f"{point_name(source)}-{point_name(target)}"
+        prefix = "x" if self._s[rules.REMOVING] else ""
+        return prefix + point_name(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Reads ``d7``, ``xd7``, ``d7-d6``, OpenSpiel's ``Point 3`` / ``Move 0 -> 1``, or the
+        action number."""
+        t = text.strip().lower()
+        action: int | None = None
+        if m := re.fullmatch(r"x?([a-g][1-7])", t):
+            action = _POINT_BY_NAME.get(m.group(1))
+        elif m := re.fullmatch(r"([a-g][1-7])\s*[-:]\s*([a-g][1-7])", t):
+            a, b = _POINT_BY_NAME.get(m.group(1)), _POINT_BY_NAME.get(m.group(2))
+            if a is not None and b is not None:
+                action = rules.NUM_POINTS + a * rules.NUM_POINTS + b
+        elif m := re.fullmatch(r"point\s+(\d+)", t):
+            action = int(m.group(1))
+        elif m := re.fullmatch(r"move\s+(\d+)\s*->\s*(\d+)", t):
+            action = rules.NUM_POINTS + int(m.group(1)) * rules.NUM_POINTS + int(m.group(2))
+        elif re.fullmatch(r"\d+", t):
+            action = int(t)
+        if action is not None and self.is_legal(action):
+            return action
+        legal = ", ".join(self.action_to_string(int(a)) for a in self.legal_actions())
+        raise ValueError(
+            f"{text!r} is not a legal move here; legal moves: {legal or 'none (game over)'} "
+            "(write d7 to place, xd7 to remove, d7-d6 to move)"
+        )
+
+    def render_text(self) -> str:
+        return self.to_string()
+
+    def render_rgb(self) -> np.ndarray:
+        step, margin = 40, 30
+        size = 2 * margin + 6 * step
+        image = render.canvas(size, size, (222, 184, 135))
+
+        def xy(p: int) -> tuple[float, float]:
+            r, c = rules.COORDS[p]
+            return margin + r * step, margin + c * step
+
+        for line in rules.MILLS:
+            (y0, x0), (y1, x1) = xy(int(line[0])), xy(int(line[2]))
+            render.line(image, y0, x0, y1, x1, 3, (60, 40, 20))
+        for p in range(rules.NUM_POINTS):
+            y, x = xy(p)
+            colour = self._s[rules.POINTS + p]
+            if colour == 0:
+                render.fill_disc(image, y, x, 4, (60, 40, 20))
+            else:
+                render.fill_disc(image, y, x, 14, (30, 30, 30))
+                fill = (245, 245, 245) if colour == 1 else (20, 20, 20)
+                render.fill_disc(image, y, x, 12, fill)
+        return image
+
+    # ----- symmetry -----------------------------------------------------------------------
+    def canonical_hash(self) -> int:
+        """A key shared by the (up to) 16 symmetric images of this position."""
+        return int(canonical_hash(self._s))
+
+
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    merged = {**DEFAULT_OPTIONS, **options}
+    for key in ("repetition", "no_mill", "turn_cap"):
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"option {key} must be an integer >= 0 (0 = off), got {value!r}")
+        merged[key] = int(value)
+    if merged["repetition"] == 1:
+        raise ValueError("option repetition must be 0 (off) or at least 2, got 1")
+    merged["flying"] = bool(merged["flying"])
+    return merged
+
+
+def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    items = [item.strip() for line in lines for item in line.split(",") if item.strip()]
+    for item in items:
+        low = item.lower()
+        if m := re.fullmatch(r"([wb]) to (move|remove)", low):
+            fields["player"] = SEATS.index(m.group(1).upper())
+            fields["removing"] = m.group(2) == "remove"
+        elif m := re.fullmatch(r"current player:\s*([wb])", low):
+            fields["player"] = SEATS.index(m.group(1).upper())
+        elif m := re.fullmatch(r"in hand:?\s*w\s*(\d+)\s*b\s*(\d+)", low):
+            fields["hand"] = (int(m.group(1)), int(m.group(2)))
+        elif m := re.fullmatch(r"men to deploy:\s*(\d+)\s+(\d+)", low):
+            fields["hand"] = (int(m.group(1)), int(m.group(2)))
+        elif m := re.fullmatch(r"(?:turn|turn number):?\s*(\d+)", low):
+            fields["turn"] = int(m.group(1))
+        elif m := re.fullmatch(r"quiet:?\s*(\d+)", low):
+            fields["quiet"] = int(m.group(1))
+        elif low.startswith("last move formed a mill"):
+            fields["removing"] = True
+        elif low.startswith("num men:"):
+            continue  # implied by the board and the stones in hand
+        elif low in ("w wins", "b wins"):
+            fields["result"] = SEATS.index(low[0].upper())
+        elif low == "draw":
+            fields["result"] = rules.DRAW
+        else:
+            raise ValueError(
+                f"cannot read {item!r} in the Nine Men's Morris position {text!r}; status "
+                "items are 'W to move', 'B to remove', 'in hand W 3 B 2', 'turn 20', "
+                "'quiet 4', 'W wins', 'B wins', 'draw'"
+            )
+    return fields
