@@ -116,7 +116,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from plies.envs.connect_four import solve
 
     score, best = solve(args.moves)
-    print(f"score {score}; best moves (1-based columns): {' '.join(str(m + 1) for m in best)}")
+    print(f"score {score}; best moves (1-based columns): {' '.join(str(m) for m in best)}")
     return 0
 
 

@@ -175,6 +175,10 @@ class NineMensMorrisState(GameState):
     def observation_shape(self) -> tuple[int, ...]:
         return (55,)
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
     # ----- text ---------------------------------------------------------------------------
     def diagram(self) -> str:
         """The board as 7 text rows (``W`` White, ``B`` Black, ``.`` empty)."""

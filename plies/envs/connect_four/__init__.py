@@ -1,0 +1,16 @@
+"""Connect Four: bitboard rules for any board up to 64 bits, and an exact solver."""
+
+from __future__ import annotations
+
+from plies.envs.connect_four.state import ConnectFourState
+
+
+def solve(moves: str, weak: bool = False, width: int = 7, height: int = 6) -> tuple[int, list[int]]:
+    """The exact score of the position after ``moves`` (1-based column digits, e.g. ``"4453"``)
+    and its best moves (1-based columns). See :func:`plies.envs.connect_four.solver.solve`."""
+    from plies.envs.connect_four.solver import solve as _solve  # compiled on first use
+
+    return _solve(moves, weak=weak, width=width, height=height)
+
+
+__all__ = ["ConnectFourState", "solve"]
