@@ -43,7 +43,11 @@ def new_state(game: str, seed: int | None = None, **options: Any):
 
 
 def make(game: str, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
-    """The PettingZoo AEC environment of ``game`` (``plies.make("connect_four")``)."""
+    """The PettingZoo AEC environment of ``game`` (``plies.make("connect_four")``).
+
+    Environment options: ``render_mode`` ("ansi", "rgb_array", "human"), ``illegal_action``
+    ("raise" or "penalize"), ``action_mask`` ("observation": dict observations, or "info"),
+    ``max_game_length``; every other keyword is an option of the game itself."""
     from plies.envs.aec import TurnBasedEnv
 
     return TurnBasedEnv(state_class(game), render_mode=render_mode, illegal_action=illegal_action, **options)

@@ -428,3 +428,18 @@ class PerfectAgent(AlphaBetaAgent):
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
         super().__init__(depth=64, eval="none", seed=seed, name=name)
+
+
+def search(
+    state: GameState,
+    depth: int,
+    eval: str = "",
+    weights: dict[str, float] | None = None,
+    symmetry: bool = False,
+    table: TranspositionTable | None = None,
+    time_limit: float = 0.0,
+    node_limit: int = 0,
+) -> SearchResult:
+    """One alpha-beta search of ``state`` (pass ``table`` to keep what it learns)."""
+    searcher = AlphaBetaSearch(eval, weights, symmetry, table)
+    return searcher.search(state, depth, time_limit, node_limit)

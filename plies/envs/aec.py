@@ -11,13 +11,16 @@ from pettingzoo import AECEnv
 from plies.envs.core import GameState
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
+ACTION_MASK_MODES = ("observation", "info")
 
 
 class TurnBasedEnv(AECEnv):
     """A PettingZoo AEC environment over any plies GameState.
 
     Agents are ``player_0 .. player_{n-1}`` (seat order). Observations are dicts with the
-    game's ``observation`` (float32) and an ``action_mask`` (int8). Rewards come at the end
+    game's ``observation`` (float32) and an ``action_mask`` (int8); with
+    ``action_mask="info"`` the observation is the plain float32 array (a Box, which SuperSuit's
+    observation wrappers accept) and the mask is ``infos[agent]["action_mask"]``. Rewards come at the end
     of the game from the state's returns. Chance nodes (dice) are resolved inside ``step``
     and ``reset`` from the env's seeded generator. A game longer than ``max_game_length``
     decisions is truncated with zero rewards. ``illegal_action="raise"`` (default) raises a
@@ -33,9 +36,15 @@ class TurnBasedEnv(AECEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         max_game_length: int | None = None,
+        action_mask: str = "observation",
         **options: Any,
     ) -> None:
         super().__init__()
+        if action_mask not in ACTION_MASK_MODES:
+            raise ValueError(
+                f"unknown action_mask {action_mask!r}; choose one of {', '.join(ACTION_MASK_MODES)}"
+            )
+        self.mask_in_info = action_mask == "info"
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"unknown render_mode {render_mode!r}; modes: {', '.join(self.metadata['render_modes'])}"
@@ -56,13 +65,11 @@ class TurnBasedEnv(AECEnv):
         n = self.state.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        obs_shape = self.state.observation_shape
+        low, high = self.state.observation_bounds
         num_actions = self.state.num_actions
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(-np.inf, np.inf, obs_shape, np.float32),
-                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
-            }
+        box = spaces.Box(low, high, self.state.observation_shape, np.float32)
+        obs_space = box if self.mask_in_info else spaces.Dict(
+            {"observation": box, "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
@@ -96,6 +103,13 @@ class TurnBasedEnv(AECEnv):
         self.agent_selection = self.possible_agents[max(0, self.state.current_player)]
         if self.state.is_terminal():
             self._finish(self.state.returns())
+        self._update_mask_infos()
+
+    def _update_mask_infos(self) -> None:
+        if not self.mask_in_info:
+            return
+        for agent in self.agents:
+            self.infos[agent]["action_mask"] = self._mask_for(agent)
 
     def _resolve_chance(self) -> None:
         state = self.state
@@ -139,20 +153,25 @@ class TurnBasedEnv(AECEnv):
             self._finish(np.zeros(state.num_players), truncated=True)
         else:
             self.agent_selection = self.possible_agents[state.current_player]
+        self._update_mask_infos()
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+    def _mask_for(self, agent: str) -> np.ndarray:
         state = self.state
-        if state.current_player == seat and not (self.terminations[agent] or self.truncations[agent]):
-            mask = state.action_mask()
-        else:
-            mask = np.zeros(state.num_actions, np.int8)
-        return {"observation": state.observation(seat), "action_mask": mask}
+        if state.current_player == self._seat[agent] and not (self.terminations[agent] or self.truncations[agent]):
+            return state.action_mask()
+        return np.zeros(state.num_actions, np.int8)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
+        observation = self.state.observation(self._seat[agent])
+        if self.mask_in_info:
+            return observation
+        return {"observation": observation, "action_mask": self._mask_for(agent)}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        return self.observe(agent or self.agent_selection)["action_mask"]
+        """The legal actions of ``agent`` (default: the one to act) as an int8 mask."""
+        return self._mask_for(agent or self.agent_selection)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

@@ -453,6 +453,11 @@ class GameState:
     def observation_shape(self) -> tuple[int, ...]:
         raise NotImplementedError
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        """Lowest and highest value an observation entry can take (for the Box space)."""
+        return (-np.inf, np.inf)
+
     def to_string(self) -> str:
         raise NotImplementedError
 

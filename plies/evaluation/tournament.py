@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -196,6 +197,14 @@ def play_games(
             yield play_game(config, scheduled)
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            try:
+                pool.submit(int, 0).result()
+            except BrokenProcessPool as err:
+                raise RuntimeError(
+                    "worker processes could not start; a script that runs tournaments with "
+                    "workers > 1 needs an `if __name__ == \"__main__\":` guard (processes are "
+                    "spawned and import the script again)"
+                ) from err
             queue = iter(games)
             running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
             while running:

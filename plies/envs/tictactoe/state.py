@@ -56,6 +56,10 @@ class TicTacToeState(GameState):
     def observation_shape(self) -> tuple[int, ...]:
         return (3, 3, 2)
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
     def to_string(self) -> str:
         rows = ("".join(MARKS[c] for c in self._s[1 + 3 * r : 4 + 3 * r]) for r in range(3))
         return "/".join(rows)
