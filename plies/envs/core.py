@@ -217,7 +217,7 @@ class GameState:
     """
 
     info: ClassVar[GameInfo]
-    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal")
+    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal", "_width")
 
     # compiled entry points of the kernels, bound once per game class (see ``compiled``)
     _legal_fn: ClassVar[Callable]
@@ -229,10 +229,11 @@ class GameState:
         super().__init_subclass__(**kwargs)
         info = cls.__dict__.get("info")
         if info is not None:
-            cls._legal_fn = staticmethod(compiled(info.kernels.legal_actions))
-            cls._apply_fn = staticmethod(compiled(info.kernels.apply_action))
-            cls._undo_fn = staticmethod(compiled(info.kernels.undo_action))
-            cls._step_fn = staticmethod(compiled(info.apply_and_list)) if info.apply_and_list else None
+            # plain dispatchers: with array arguments only, numba's own dispatch is cheap
+            cls._legal_fn = staticmethod(info.kernels.legal_actions)
+            cls._apply_fn = staticmethod(info.kernels.apply_action)
+            cls._undo_fn = staticmethod(info.kernels.undo_action)
+            cls._step_fn = staticmethod(info.apply_and_list) if info.apply_and_list else None
         # states built by writing into the array must not keep a stale cache
         for name in ("from_string", "initial"):
             if name in cls.__dict__:
@@ -260,7 +261,8 @@ class GameState:
         self._s = np.ascontiguousarray(array, dtype=np.int64)
         self._actions: list[int] = []
         self._undo_rows: list[np.ndarray] = []
-        self._buffers = _buffers_for(type(self), self.max_legal_actions)
+        self._width = self.max_legal_actions
+        self._buffers = _buffers_for(type(self), self._width)
         self._player: int | None = None  # cached state[0]
         self._legal: np.ndarray | None = None  # cached legal actions (never mutated)
 
@@ -320,7 +322,7 @@ class GameState:
         The array is shared with the state's cache: treat it as read-only."""
         legal = self._legal
         if legal is None:
-            out = np.empty(self._buffers[0].shape[0], np.int64)
+            out = np.empty(self._width, np.int64)
             legal = self._legal = out[: self._legal_fn(self._s, out)]
         return legal
 
@@ -360,7 +362,7 @@ class GameState:
             self._apply_fn(self._s, action, rows[n])
             self._player = self._legal = None
         else:
-            out = np.empty(self._buffers[0].shape[0], np.int64)
+            out = np.empty(self._width, np.int64)
             code = step(self._s, action, rows[n], out)
             self._player = (code & 15) - 4
             self._legal = out[: code >> 4]
@@ -410,7 +412,7 @@ class GameState:
         state = {}
         for klass in type(self).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot not in ("_buffers", "_legal", "_player") and hasattr(self, slot):
+                if slot not in ("_buffers", "_legal", "_player", "_width") and hasattr(self, slot):
                     state[slot] = getattr(self, slot)
         state["_undo_rows"] = self._undo_rows[: len(self._actions)]
         return state
@@ -419,7 +421,8 @@ class GameState:
         for key, value in state.items():
             setattr(self, key, value)
         self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
-        self._buffers = _buffers_for(type(self), self.max_legal_actions)
+        self._width = self.max_legal_actions
+        self._buffers = _buffers_for(type(self), self._width)
         self._player = self._legal = None
 
     def __eq__(self, other: object) -> bool:
