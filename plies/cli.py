@@ -105,11 +105,51 @@ def cmd_play(args: argparse.Namespace) -> int:
     from plies.evaluation.tournament import ScheduledGame
 
     _check_game(args.game)
+    if args.record and not args.record.lower().endswith(".gif"):
+        raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
     config = TournamentConfig(args.game, tuple(args.players), 1, args.seed, 0, None, _parse_options(args.option))
-    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)))
+    watching = args.show or "human" in args.players
+    frames = []
+
+    def observe(state, action) -> None:
+        if watching and action is not None:
+            print(f"played: {_action_name(state, action)}")
+        if watching and (state.is_terminal() or "human" not in args.players):
+            print(state.render_text(), "\n")
+        if args.record:
+            frames.append(state.render_rgb())
+
+    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)), observe)
     print(f"result: {dict(zip(args.players, record.returns))} after {record.plies} plies"
           + (" (truncated)" if record.truncated else ""))
+    if args.record:
+        _write_gif(frames, args.record, args.fps)
+        print(f"replay written to {args.record} ({len(frames)} frames)")
     return 0
+
+
+def _action_name(state, action: int) -> str:
+    """The action's name in the position it was played from."""
+    state.undo()
+    try:
+        return state.action_to_string(action)
+    finally:
+        state.apply_unchecked(action)
+
+
+def _write_gif(frames, path: str, fps: float) -> None:
+    try:
+        from PIL import Image
+    except ImportError as err:
+        raise ImportError('recording a replay needs Pillow: pip install "plies[plot]"') from err
+    import os
+    import tempfile
+
+    images = [Image.fromarray(frame) for frame in frames]
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".gif")
+    os.close(fd)
+    images[0].save(tmp, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    os.replace(tmp, path)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -183,6 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="one agent spec per seat")
     p.add_argument("--seed", type=int, default=0, help="seed for dice, set-up and tie-breaks")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)")
+    p.add_argument("--show", action="store_true", help="print the board after every move (always on with a human)")
+    p.add_argument("--record", metavar="GIF", help="write a replay of the game as an animated GIF")
+    p.add_argument("--fps", type=float, default=2.0, help="frames per second of the replay (default 2)")
     p.set_defaults(func=cmd_play)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from plies.agents.specs import make as make_agent
+from plies.envs.core import GameState
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.registration import state_class
 
@@ -108,8 +109,21 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return out
 
 
-def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
-    """Play one scheduled game to the end (or the game's move cap)."""
+def outcomes_rng_choice(state: GameState, rng: np.random.Generator) -> int:
+    """A chance outcome of ``state`` drawn by its probability."""
+    outcomes, probs = state.chance_outcomes()
+    return int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())])
+
+
+def play_game(
+    config: TournamentConfig,
+    scheduled: ScheduledGame,
+    observer: Callable[[GameState, int | None], None] | None = None,
+) -> GameRecord:
+    """Play one scheduled game to the end (or the game's move cap).
+
+    ``observer(state, action)`` is called with the start position (action None) and after
+    every action, chance outcomes included (to show or record a game)."""
     cls = state_class(config.game)
     rng = np.random.default_rng(scheduled.seed)
     state = cls.initial(rng, **config.options)
@@ -125,10 +139,14 @@ def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
     plies = 0
     decisions = 0
     cap = state.max_game_length
+    if observer:
+        observer(state, None)
     while not state.is_terminal() and decisions < cap:
         if state.is_chance_node():
-            outcomes, probs = state.chance_outcomes()
-            state.apply_unchecked(int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())]))
+            outcome = int(outcomes_rng_choice(state, rng))
+            state.apply_unchecked(outcome)
+            if observer:
+                observer(state, outcome)
             continue
         player = state.current_player
         if decisions < config.opening_plies:
@@ -152,6 +170,8 @@ def play_game(config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
         state.apply(action)
         decisions += 1
         plies += 1
+        if observer:
+            observer(state, action)
     if forfeit is not None:
         n = len(seats)
         returns = np.full(n, 1.0 / (n - 1))
