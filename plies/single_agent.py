@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from plies.agents.specs import make as make_agent
+from plies.envs.core import sample_chance
 from plies.registration import state_class
 
 
@@ -71,8 +72,7 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.state
         while not state.is_terminal() and self.decisions < self.max_game_length:
             if state.is_chance_node():
-                outcomes, probs = state.chance_outcomes()
-                state.apply_unchecked(int(outcomes[self.np_random.choice(len(outcomes), p=probs / probs.sum())]))
+                state.apply_unchecked(sample_chance(state, self.np_random))
             elif state.current_player == self.seat:
                 return
             else:

@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from plies.envs.core import GameState
+from plies.envs.core import GameState, sample_chance
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 ACTION_MASK_MODES = ("observation", "info")
@@ -114,8 +114,7 @@ class TurnBasedEnv(AECEnv):
     def _resolve_chance(self) -> None:
         state = self.state
         while state.is_chance_node():
-            outcomes, probs = state.chance_outcomes()
-            state.apply_unchecked(int(outcomes[self.np_random.choice(len(outcomes), p=probs / probs.sum())]))
+            state.apply_unchecked(sample_chance(state, self.np_random))
 
     def _finish(self, rewards: np.ndarray, truncated: bool = False) -> None:
         for agent in self.agents:

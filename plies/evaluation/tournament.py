@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from plies.agents.specs import make as make_agent
-from plies.envs.core import GameState
+from plies.envs.core import GameState, sample_chance
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.registration import state_class
 
@@ -109,12 +109,6 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return out
 
 
-def outcomes_rng_choice(state: GameState, rng: np.random.Generator) -> int:
-    """A chance outcome of ``state`` drawn by its probability."""
-    outcomes, probs = state.chance_outcomes()
-    return int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())])
-
-
 def play_game(
     config: TournamentConfig,
     scheduled: ScheduledGame,
@@ -143,7 +137,7 @@ def play_game(
         observer(state, None)
     while not state.is_terminal() and decisions < cap:
         if state.is_chance_node():
-            outcome = int(outcomes_rng_choice(state, rng))
+            outcome = sample_chance(state, rng)
             state.apply_unchecked(outcome)
             if observer:
                 observer(state, outcome)
