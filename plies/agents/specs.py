@@ -21,6 +21,7 @@ AGENTS: dict[str, str] = {
     "expectiminimax": "plies.agents.expectiminimax:ExpectiminimaxAgent",
     "mcts": "plies.agents.mcts:MCTSAgent",
     "human": "plies.agents.human:HumanAgent",
+    "sb3": "plies.agents.sb3_policy:SB3PolicyAgent",
     # Connect Four
     "solver": "plies.agents.connect_four_solver:SolverAgent",
     # Backgammon

@@ -29,5 +29,14 @@ def test_bad_specs_say_what_is_allowed(spec, message):
 
 def test_listed_agents_can_be_built():
     for name in available_agents():
-        if name != "human":
+        if name not in ("human", "sb3"):
             assert make(name, seed=0).name == name
+
+
+def test_agents_that_need_a_file_say_so(tmp_path):
+    with pytest.raises(ValueError, match="sb3:path=FILE.zip"):
+        make("sb3")
+    bogus = tmp_path / "model.zip"
+    bogus.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a MaskablePPO model"):
+        make(f"sb3:path={bogus}")

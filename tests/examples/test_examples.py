@@ -1,0 +1,29 @@
+import pytest
+
+from examples import self_play_aec
+
+
+def test_self_play_keeps_and_reuses_a_checkpoint_pool(tmp_path):
+    pool = tmp_path / "pool"
+    rate = self_play_aec.main(["--iterations", "2", "--games-per-iteration", "4", "--snapshot-every", "1",
+                               "--pool-dir", str(pool)])
+    first = sorted(p.name for p in pool.glob("checkpoint_*.pt"))
+    assert first == ["checkpoint_0000.pt", "checkpoint_0001.pt", "checkpoint_0002.pt"]
+    assert 0.0 <= rate <= 1.0
+    self_play_aec.main(["--iterations", "1", "--games-per-iteration", "2", "--snapshot-every", "1",
+                        "--pool-dir", str(pool)])
+    assert len(list(pool.glob("checkpoint_*.pt"))) == 3  # iteration 1 again: same name, replaced
+    assert not list(pool.glob("*.tmp"))
+
+
+@pytest.mark.slow
+def test_maskable_ppo_beats_random_at_connect_four(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from examples import maskable_ppo_connect_four as example
+
+    path = str(tmp_path / "ppo.zip")
+    example.train(40000, path, seed=0)
+    table = example.evaluate(path, games=100, seed=3).table()
+    tally = table.totals[f"sb3:path={path}"]
+    assert tally.games == 100
+    assert tally.win_rate >= 0.9
