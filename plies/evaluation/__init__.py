@@ -6,8 +6,10 @@ from plies.evaluation.tournament import (
     TournamentConfig,
     TournamentResult,
     play_game,
+    play_games,
     run_tournament,
     schedule,
+    self_play,
 )
 
 __all__ = [
@@ -17,6 +19,8 @@ __all__ = [
     "TournamentResult",
     "WinRateTable",
     "play_game",
+    "play_games",
     "run_tournament",
     "schedule",
+    "self_play",
 ]

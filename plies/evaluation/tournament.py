@@ -309,3 +309,24 @@ def run_tournament(
         if store:
             store.close()
     return TournamentResult(config, [records[i] for i in sorted(records)])
+
+
+def self_play(
+    game: str,
+    seats: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    backend: str = "process",
+    opening_plies: int = 0,
+    options: dict[str, Any] | None = None,
+) -> list[GameRecord]:
+    """Games for training data: ``seats`` gives the agent spec of every seat (the same spec
+    may sit several times); each game gets its own seed. Records carry the full action list,
+    so every position can be replayed. Runs on the same backends as tournaments."""
+    config = TournamentConfig(game, tuple(dict.fromkeys(seats)), games, seed, opening_plies, None, dict(options or {}))
+    plan = [
+        ScheduledGame(i, int(np.random.SeedSequence([seed, i]).generate_state(1)[0]), tuple(seats))
+        for i in range(games)
+    ]
+    return sorted(play_games(config, plan, workers, backend), key=lambda r: r.index)

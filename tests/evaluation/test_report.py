@@ -91,3 +91,12 @@ def test_table_from_records_is_what_the_tournament_reports(result):
     assert again.format() == result.table().format()
     assert np.isclose(sum(t.win_rate * t.games for t in again.totals.values()),
                       sum(t.wins for t in again.totals.values()))
+
+
+def test_dice_wars_clock_ends_the_turn_instead_of_forfeiting():
+    result = run_tournament("dice_wars", ["random", "strength_diff", "dw_random", "single_turn"], 4,
+                            seed=0, workers=1, progress=False, clock=(0.0, 0.0))
+    for record in result.records:
+        assert sum(record.timeouts) > 0
+        # every turn is ended at once: nobody attacks, so the game is cancelled, not forfeited
+        assert record.returns == [0.0, 0.0, 0.0, 0.0]

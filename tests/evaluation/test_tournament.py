@@ -147,3 +147,20 @@ def test_win_rate_table_from_n_player_records():
     table = WinRateTable.from_records(records, ["a", "b", "c"])
     assert (table.totals["a"].wins, table.totals["a"].draws) == (1, 1)
     assert table.versus["b", "a"].losses == 1 and table.versus["b", "a"].games == 2
+
+
+def test_self_play_records_replay_to_their_results():
+    from plies.evaluation import self_play
+    from plies.registration import new_state
+
+    records = self_play("tictactoe", ["alphabeta:depth=2", "alphabeta:depth=2"], 6, seed=1, opening_plies=2)
+    assert [r.index for r in records] == list(range(6))
+    assert len({tuple(r.actions) for r in records}) > 1
+    for record in records:
+        state = new_state("tictactoe")
+        for action in record.actions:
+            state.apply(action)
+        assert state.returns().tolist() == record.returns
+    again = self_play("tictactoe", ["alphabeta:depth=2", "alphabeta:depth=2"], 6, seed=1, opening_plies=2,
+                      workers=2)
+    assert [r.actions for r in again] == [r.actions for r in records]

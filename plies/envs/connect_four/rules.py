@@ -43,6 +43,7 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     RETURNS_SIG,
+    STATE_T,
     STEP_SIG,
     TERMINAL,
     UNDO_SIG,
@@ -321,6 +322,24 @@ def apply_and_list(state, action, undo_row, out):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
+
+OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
+"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe(state, seat, out):
+    """(height, width, 2) flattened, row 0 at the top: per cell, seat's stone, then the
+    opponent's (the layout of PettingZoo's connect_four_v3)."""
+    width, height = state[WIDTH], state[HEIGHT]
+    own, other = state[STONES + seat], state[STONES + 1 - seat]
+    for row in range(height):
+        r = height - 1 - row
+        for c in range(width):
+            bit = c * (height + 1) + r
+            k = 2 * (row * width + c)
+            out[k] = (own >> bit) & 1
+            out[k + 1] = (other >> bit) & 1
 
 
 @njit(HASH_SIG, cache=True)

@@ -104,11 +104,9 @@ class ConnectFourState(GameState):
     def observation(self, seat: int) -> np.ndarray:
         """(height, width, 2): plane 0 seat's stones, plane 1 the opponent's; row 0 at the top
         (the layout of PettingZoo's connect_four_v3)."""
-        grid = self.grid()
-        obs = np.zeros((self.height, self.width, 2), np.float32)
-        obs[..., 0] = grid == seat + 1
-        obs[..., 1] = grid == 2 - seat
-        return obs
+        out = np.empty(2 * self.height * self.width, np.float32)
+        rules.observe(self._s, seat, out)
+        return out.reshape(self.height, self.width, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

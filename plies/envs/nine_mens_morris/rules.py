@@ -21,7 +21,7 @@ undo row; the options follow them.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from plies.envs.core import (
     APPLY_SIG,
@@ -30,6 +30,7 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     RETURNS_SIG,
+    STATE_T,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -512,3 +513,30 @@ def evaluate_stones(state, seat, params):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
+
+OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
+"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
+OBSERVATION_SIZE = 55
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe(state, seat, out):
+    """Own stones (24), opponent's stones (24), then own and opponent's stones in hand and
+    on the board (/9), a pending removal, own turn, and the no-mill counter (/limit)."""
+    for p in range(NUM_POINTS):
+        colour = state[POINTS + p]
+        out[p] = 1.0 if colour == seat + 1 else 0.0
+        out[NUM_POINTS + p] = 1.0 if colour == 2 - seat else 0.0
+    out[48] = state[HAND + seat] / 9
+    out[49] = state[HAND + 1 - seat] / 9
+    out[50] = state[ON_BOARD + seat] / 9
+    out[51] = state[ON_BOARD + 1 - seat] / 9
+    own_turn = state[PLAYER] == seat
+    out[52] = 1.0 if state[REMOVING] != 0 and own_turn else 0.0
+    out[53] = 1.0 if own_turn else 0.0
+    limit = state[OPT_NO_MILL]
+    if limit == 0:
+        limit = state[OPT_TURN_CAP]
+    if limit == 0:
+        limit = 200
+    out[54] = min(1.0, state[QUIET] / limit)

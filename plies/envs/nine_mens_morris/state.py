@@ -156,20 +156,9 @@ class NineMensMorrisState(GameState):
     def observation(self, seat: int) -> np.ndarray:
         """Own stones (24), opponent's stones (24), then own and opponent's stones in hand and
         on the board (/9), a pending removal, own turn, and the no-mill counter (/limit)."""
-        pts = self._s[rules.POINTS : rules.POINTS + rules.NUM_POINTS]
-        obs = np.zeros(self.observation_shape, np.float32)
-        obs[:24] = pts == seat + 1
-        obs[24:48] = pts == 2 - seat
-        s = self._s
-        obs[48] = s[rules.HAND + seat] / 9
-        obs[49] = s[rules.HAND + 1 - seat] / 9
-        obs[50] = s[rules.ON_BOARD + seat] / 9
-        obs[51] = s[rules.ON_BOARD + 1 - seat] / 9
-        obs[52] = float(s[rules.REMOVING] != 0 and s[rules.PLAYER] == seat)
-        obs[53] = float(s[rules.PLAYER] == seat)
-        limit = s[rules.OPT_NO_MILL] or s[rules.OPT_TURN_CAP] or 200
-        obs[54] = min(1.0, s[rules.QUIET] / limit)
-        return obs
+        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
+        rules.observe(self._s, seat, out)
+        return out
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

@@ -6,7 +6,7 @@ State layout (int64): ``[player, cell_0 .. cell_8, moves_made, result]``; cells 
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from plies.envs.core import (
     APPLY_SIG,
@@ -15,6 +15,7 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     RETURNS_SIG,
+    STATE_T,
     STEP_SIG,
     TERMINAL,
     UNDO_SIG,
@@ -135,6 +136,20 @@ def evaluate_lines(state, seat, params):
 def apply_and_list(state, action, undo_row, out):
     apply_action(state, action, undo_row)
     return (legal_actions(state, out) << 4) | (state[0] + 4)
+
+
+OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
+"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
+OBSERVATION_SIZE = 18
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe(state, seat, out):
+    """(3, 3, 2) flattened: per cell, seat's mark, then the opponent's (as PettingZoo's)."""
+    for cell in range(9):
+        mark = state[1 + cell]
+        out[2 * cell] = 1.0 if mark == seat + 1 else 0.0
+        out[2 * cell + 1] = 1.0 if mark != 0 and mark != seat + 1 else 0.0
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)

@@ -11,11 +11,6 @@ from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_opti
 from plies.envs.tictactoe import rules
 
 MARKS = ".XO"
-# cell code (0 empty, 1 X, 2 O) -> (own mark, opponent's mark), per seat
-_PLANES = (
-    np.array([[0, 0], [1, 0], [0, 1]], np.float32),
-    np.array([[0, 0], [0, 1], [1, 0]], np.float32),
-)
 
 INFO = GameInfo(
     name="tictactoe",
@@ -50,7 +45,9 @@ class TicTacToeState(GameState):
 
     def observation(self, seat: int) -> np.ndarray:
         """Plane 0: seat's marks, plane 1: the opponent's (3 x 3 x 2, as PettingZoo's)."""
-        return _PLANES[seat][self._s[1:10]].reshape(3, 3, 2)
+        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
+        rules.observe(self._s, seat, out)
+        return out.reshape(3, 3, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
