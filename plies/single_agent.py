@@ -11,6 +11,7 @@ from gymnasium import spaces
 
 from plies.agents.specs import make as make_agent
 from plies.envs.core import sample_chance
+from plies.envs.render import render_state
 from plies.registration import state_class
 
 
@@ -114,10 +115,4 @@ class SingleAgentEnv(gymnasium.Env):
         return self.state.action_mask().astype(bool)
 
     def render(self):
-        if self.render_mode == "rgb_array":
-            return self.state.render_rgb()
-        text = self.state.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self.state, self.render_mode)

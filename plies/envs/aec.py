@@ -9,6 +9,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from plies.envs.core import GameState, sample_chance
+from plies.envs.render import render_state
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 ACTION_MASK_MODES = ("observation", "info")
@@ -178,13 +179,7 @@ class TurnBasedEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        if self.render_mode == "rgb_array":
-            return self.state.render_rgb()
-        text = self.state.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self.state, self.render_mode)
 
     def close(self) -> None:
         pass

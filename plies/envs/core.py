@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -64,6 +64,17 @@ KERNELS_T = types.Tuple(
     )
 )
 EVAL_T = types.FunctionType(EVAL_SIG)
+
+
+@njit(cache=True)
+def two_player_returns(result: int, out: np.ndarray) -> None:
+    """Returns of a two-player game from its result: the winning seat (0 or 1) gets +1 and the
+    other -1; anything else (a draw, or no result yet) gives 0 to both."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if result == 0 or result == 1:
+        out[result] = 1.0
+        out[1 - result] = -1.0
 
 
 class KernelRef(WrapperAddressProtocol):

@@ -38,3 +38,15 @@ def line(
     t = np.clip(((ys - y0) * dy + (xs - x0) * dx) / length2, 0.0, 1.0)
     d2 = (ys - (y0 + t * dy)) ** 2 + (xs - (x0 + t * dx)) ** 2
     image[d2 <= (width / 2) ** 2] = color
+
+
+def render_state(state, mode: str | None):
+    """What an environment's ``render()`` returns for ``mode``: a picture (rgb_array), the
+    text (ansi), or None after printing the text (human)."""
+    if mode == "rgb_array":
+        return state.render_rgb()
+    text = state.render_text()
+    if mode == "human":
+        print(text)
+        return None
+    return text

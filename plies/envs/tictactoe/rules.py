@@ -20,6 +20,7 @@ from plies.envs.core import (
     TERMINAL,
     UNDO_SIG,
     Kernels,
+    two_player_returns,
 )
 
 STATE_SIZE = 12
@@ -89,12 +90,7 @@ def undo_action(state, action, undo_row):
 
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
-    out[0] = 0.0
-    out[1] = 0.0
-    result = state[RESULT]
-    if result == 0 or result == 1:
-        out[result] = 1.0
-        out[1 - result] = -1.0
+    two_player_returns(state[RESULT], out)
 
 
 @njit(HASH_SIG, cache=True)
