@@ -1,0 +1,181 @@
+"""Dice Wars timings: map generation, bot games, random play, search decisions.
+
+Neither OpenSpiel nor PettingZoo has Dice Wars, so there is no peer to time against; the
+figures are plies' own, against the targets of the issue (1,000 games of four strength_diff
+bots under 60 s; a depth-3 expectiminimax decision under 20 ms median on the default map).
+
+    python benchmarks/bench_dice_wars.py [--games 1000]
+    python benchmarks/bench_dice_wars.py --tournament 1000 --agent dw_expectiminimax:depth=3
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+warnings.filterwarnings("ignore", message="First-class function type")
+
+from plies.agents import make  # noqa: E402
+from plies.agents.dice_wars_bots import STRENGTH_DIFF, play_bot_game  # noqa: E402
+from plies.envs.core import sample_chance  # noqa: E402
+from plies.envs.dice_wars import DiceWarsState  # noqa: E402
+from plies.envs.dice_wars.maps import generate_map  # noqa: E402
+
+
+def bench_maps(count: int) -> float:
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    for _ in range(count):
+        generate_map(rng)
+    return (time.perf_counter() - start) / count
+
+
+def bench_compiled_bot_games(games: int) -> tuple[float, int]:
+    """Four strength_diff bots, whole games in compiled code (map generation included)."""
+    rng = np.random.default_rng(1)
+    kinds = np.full(4, STRENGTH_DIFF, np.int64)
+    params = np.zeros((4, 4))
+    no_record = np.zeros((0, 4), np.int64)
+    warm = DiceWarsState.initial(rng)
+    play_bot_game(warm.array, kinds, params, 0, no_record)
+    finished = 0
+    start = time.perf_counter()
+    for g in range(games):
+        state = DiceWarsState.initial(rng)
+        play_bot_game(state.array, kinds, params, g, no_record)
+        finished += state.winner is not None
+    return time.perf_counter() - start, finished
+
+
+def bench_python_bot_games(games: int) -> tuple[float, int]:
+    """The same through the GameState API, one agent decision and one chance draw at a time
+    (what an environment or the tournament engine does)."""
+    rng = np.random.default_rng(2)
+    agents = [make("strength_diff", seed=i) for i in range(4)]
+    plies = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state = DiceWarsState.initial(rng)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_unchecked(sample_chance(state, rng))
+            else:
+                state.apply_unchecked(agents[state.current_player].act(state))
+            plies += 1
+    return time.perf_counter() - start, plies
+
+
+def bench_random_steps(seconds: float) -> float:
+    """Uniformly random play (chance sampled), plies per second through the GameState."""
+    rng = np.random.default_rng(3)
+    plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = DiceWarsState.initial(rng)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = sample_chance(state, rng)
+            else:
+                legal = state.legal_actions()
+                action = int(legal[rng.integers(len(legal))])
+            state.apply_unchecked(action)
+            plies += 1
+    return plies / (time.perf_counter() - start)
+
+
+def decision_positions(count: int) -> list[DiceWarsState]:
+    """First decisions of a turn with attacks available (so that every player searches),
+    from games of strength_diff bots."""
+    rng = np.random.default_rng(4)
+    bot = make("strength_diff", seed=0)
+    positions: list[DiceWarsState] = []
+    while len(positions) < count:
+        state = DiceWarsState.initial(rng)
+        step = 0
+        while not state.is_terminal() and len(positions) < count:
+            if state.is_chance_node():
+                state.apply_unchecked(sample_chance(state, rng))
+                continue
+            if (step % 7 == 0 and state.attacks_this_turn == 0
+                    and len(state.legal_actions()) > 1):
+                positions.append(state.clone())
+            state.apply_unchecked(bot.act(state))
+            step += 1
+    return positions
+
+
+def bench_search(spec: str, positions: list[DiceWarsState]) -> tuple[float, float]:
+    agent = make(spec, seed=0)
+    agent.act(positions[0])  # compile / load the cache
+    times = []
+    for state in positions:
+        start = time.perf_counter()
+        agent.act(state)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), float(np.max(times))
+
+
+POOL = ["dw_random", "dw_all_random", "strength_diff", "single_turn", "win_prob"]
+
+
+def report_tournament(agent: str, games: int, seed: int) -> None:
+    """The report's tournament: ``agent`` in every 4-player game, opponents drawn from the
+    pool of the five course bots, seeded maps, every rotation of each seating."""
+    import math
+
+    from plies.evaluation.tournament import run_tournament
+
+    start = time.perf_counter()
+    result = run_tournament("dice_wars", [agent, *POOL], games, seed=seed, focus=agent,
+                            progress=False)
+    table = result.table()
+    tally = table.totals[agent]
+    p, n, z = tally.win_rate, tally.games, 1.96
+    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
+        1 + z * z / n)
+    print(f"{agent}: {tally.wins}/{n} won = {100 * p:.1f}% (95% Wilson lower bound "
+          f"{100 * low:.1f}%), {time.perf_counter() - start:.0f} s")
+    print(table.format())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--python-games", type=int, default=200)
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--tournament", type=int, default=0,
+                        help="also run the report's tournament with this many games")
+    parser.add_argument("--agent", default="dw_expectiminimax:depth=3")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    if args.tournament:
+        report_tournament(args.agent, args.tournament, args.seed)
+        return
+
+    print(f"map generation (28x32, 29 areas): {bench_maps(50) * 1e3:.1f} ms a map")
+    seconds, won = bench_compiled_bot_games(args.games)
+    print(f"{args.games} games of 4 strength_diff bots, compiled loop: {seconds:.1f} s "
+          f"({seconds / args.games * 1e3:.1f} ms a game, {won} won, target < 60 s)")
+    seconds, plies = bench_python_bot_games(args.python_games)
+    print(f"{args.python_games} games of 4 strength_diff bots through GameState/agents: "
+          f"{seconds:.1f} s ({seconds / args.python_games * 1e3:.1f} ms a game, "
+          f"{plies / seconds / 1e3:.0f}k plies/s; 1,000 games ~ {seconds / args.python_games * 1e3:.0f} s)")
+    print(f"random play through GameState: {bench_random_steps(3.0) / 1e3:.0f}k plies/s")
+    positions = decision_positions(args.positions)
+    print(f"search decisions over {len(positions)} positions of the default map "
+          f"(median / max ms):")
+    for spec in (
+        "dw_expectiminimax:depth=3",
+        "expectiminimax:depth=3,limit=3,chance_limit=1,filter=5,eval=score",
+        "dw_expectiminimax:depth=2,filter=0",
+        "expectiminimax:depth=3,limit=3,chance_limit=1,eval=score",
+    ):
+        median, worst = bench_search(spec, positions)
+        print(f"  {spec:70s} {median * 1e3:7.2f} / {worst * 1e3:7.1f}")
+
+
+if __name__ == "__main__":
+    main()

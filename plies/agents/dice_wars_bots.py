@@ -1,0 +1,434 @@
+"""The Dice Wars bots of the course framework, written from their described behaviour.
+
+Each bot decides one action at a time from the state; a turn of several attacks is several
+decisions by the same seat. What a bot needs to remember within a turn (how many attacks it
+made) is read from the state (``attacks this turn`` in the header), so the bots keep no memory.
+
+The decisions are numba kernels (``bot_action``), so the bots are cheap enough for
+thousand-game tournaments, and ``play_bot_game`` plays a whole game of bots in compiled code
+(for benchmarks and for fitting the ``win_prob`` model on its own self-play games)::
+
+    python -m plies.agents.dice_wars_bots --games 2000 --iterations 3 --seed 0 \
+        --out plies/agents/weights/dice_wars_win_prob.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from plies.agents.base import BaseAgent
+from plies.envs.core import CHANCE, TERMINAL, GameState
+from plies.envs.dice_wars import rules
+from plies.envs.dice_wars.probabilities import ATTACK_WIN
+
+DW_RANDOM = 0
+DW_ALL_RANDOM = 1
+STRENGTH_DIFF = 2
+SINGLE_TURN = 3
+WIN_PROB = 4
+
+WEIGHTS_FILE = Path(__file__).parent / "weights" / "dice_wars_win_prob.json"
+FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
+
+
+def load_win_prob_coefficients(path: Path = WEIGHTS_FILE) -> dict[str, float]:
+    try:
+        data = json.loads(Path(path).read_text())
+        return {k: float(data["coefficients"][k]) for k in FALLBACK_COEFFICIENTS}
+    except (OSError, KeyError, ValueError):
+        return dict(FALLBACK_COEFFICIENTS)
+
+
+# ----- decisions -------------------------------------------------------------------------
+@njit(cache=True)
+def _attacks(state, out):
+    """Legal attacks (without the end-turn action) into out; returns their number."""
+    return rules.legal_actions(state, out) - 1
+
+
+@njit(cache=True)
+def _mover_win_prob(state, player, params, shares):
+    """The model's win probability for the seat to move, counting the dice its turn's end
+    will bring (reserve + largest region) so that joining regions is worth something."""
+    total = 0.0
+    own = 0.0
+    for p in range(state[rules.NUM_PLAYERS]):
+        dice = rules.total_dice(state, p)
+        if dice == 0:
+            continue
+        region = rules.largest_region(state, p)
+        if p == player:
+            dice += min(state[rules.RESERVE + p] + region, rules.MAX_RESERVE)
+        z = params[0] + params[1] * np.log(region + 1.0) + params[2] * np.log(dice + 1.0)
+        value = 1.0 / (1.0 + np.exp(-z))
+        total += value
+        if p == player:
+            own = value
+    return own / total
+
+
+@njit(cache=True)
+def _win_prob_after(state, player, params, src, tgt, won, shares):
+    """The model's win probability for player after the battle src -> tgt ends as given."""
+    n = state[rules.NUM_AREAS]
+    so, sd = state[rules.AREAS + src], state[rules.AREAS + n + src]
+    to, td = state[rules.AREAS + tgt], state[rules.AREAS + n + tgt]
+    state[rules.AREAS + n + src] = 1
+    if won:
+        state[rules.AREAS + tgt] = player
+        state[rules.AREAS + n + tgt] = sd - 1
+    value = _mover_win_prob(state, player, params, shares)
+    state[rules.AREAS + src], state[rules.AREAS + n + src] = so, sd
+    state[rules.AREAS + tgt], state[rules.AREAS + n + tgt] = to, td
+    return value
+
+
+@njit(cache=True)
+def bot_action(state, kind, u, params, buf):
+    """The action of bot ``kind`` for the seat to move; ``u`` in [0, 1) breaks ties and
+    makes the random choices; ``params`` are the bot's numbers (see the agent classes)."""
+    n = state[rules.NUM_AREAS]
+    end = n * n
+    count = _attacks(state, buf)
+    if count == 0:
+        return end
+    player = state[rules.TURN]
+    if kind == DW_RANDOM or kind == DW_ALL_RANDOM:
+        if kind == DW_RANDOM and state[rules.ATTACKS] >= params[0]:
+            return end
+        return buf[int(u * count)]
+    best = -1e300
+    ties = 0
+    if kind == WIN_PROB:
+        shares = np.zeros(rules.MAX_PLAYERS, np.float64)
+        best = _mover_win_prob(state, player, params, shares) + params[3]  # ending the turn, plus the required margin
+    for i in range(count):
+        src = buf[i] // n
+        tgt = buf[i] % n
+        a = state[rules.AREAS + n + src]
+        d = state[rules.AREAS + n + tgt]
+        if kind == STRENGTH_DIFF:
+            if a - d < 0:
+                continue
+            value = float(a - d)
+        elif kind == SINGLE_TURN:
+            value = ATTACK_WIN[a, d] * rules.hold_probability(state, tgt, player, a - 1)
+            if value < params[0] and a < rules.MAX_DICE:
+                continue
+        else:
+            p = ATTACK_WIN[a, d]
+            value = p * _win_prob_after(state, player, params, src, tgt, True, shares)
+            value += (1.0 - p) * _win_prob_after(state, player, params, src, tgt, False, shares)
+        if value > best + 1e-12:
+            best = value
+            ties = 0
+        if value >= best - 1e-12:
+            buf[ties], buf[i] = buf[i], buf[ties]  # keep the tied best at the front
+            ties += 1
+    if ties == 0:
+        return end
+    return buf[int(u * ties)]
+
+
+@njit(cache=True)
+def _sample_chance(state, outcomes, probs):
+    count = rules.chance_outcomes(state, outcomes, probs)
+    r = np.random.random()
+    acc = 0.0
+    for i in range(count - 1):
+        acc += probs[i]
+        if r < acc:
+            return outcomes[i]
+    return outcomes[count - 1]
+
+
+@njit(cache=True)
+def play_bot_game(state, kinds, params, seed, record):
+    """Play the game in ``state`` to the end with bot ``kinds[seat]`` (``params[seat]``) in
+    each seat, random numbers from ``seed``. When ``record`` has rows, it receives one row
+    (turn number, seat, largest region, total dice) for every seat alive at the start of
+    each turn; returns the number of rows written (or -1 if ``record`` ran out of room)."""
+    np.random.seed(seed)
+    size = state.shape[0]
+    buf = np.empty(size, np.int64)
+    probs = np.empty(size, np.float64)
+    undo = np.empty(rules.UNDO_SIZE, np.int64)
+    rows = 0
+    last_turn = -1
+    while state[0] != TERMINAL:
+        if state[0] == CHANCE:
+            action = _sample_chance(state, buf, probs)
+        else:
+            seat = state[0]
+            if record.shape[0] > 0 and state[rules.TURNS] != last_turn:
+                last_turn = state[rules.TURNS]
+                for p in range(state[rules.NUM_PLAYERS]):
+                    if rules.area_count(state, p) > 0:
+                        if rows >= record.shape[0]:
+                            return -1
+                        record[rows, 0] = last_turn
+                        record[rows, 1] = p
+                        record[rows, 2] = rules.largest_region(state, p)
+                        record[rows, 3] = rules.total_dice(state, p)
+                        rows += 1
+            action = bot_action(state, kinds[seat], np.random.random(), params[seat], buf)
+        rules.apply_action(state, action, undo)
+    return rows
+
+
+# ----- agents ------------------------------------------------------------------------------
+class _DiceWarsBot(BaseAgent):
+    kind = -1
+
+    def _params(self) -> np.ndarray:
+        return np.zeros(4, np.float64)
+
+    def act(self, state: GameState) -> int:
+        array = state.array
+        if array[rules.PHASE] != rules.PHASE_MOVE:
+            raise ValueError(f"{self.name}: act() needs a player's decision, not a chance node")
+        buf = np.empty(state.max_legal_actions, np.int64)
+        return int(bot_action(array, self.kind, self.rng.random(), self._params(), buf))
+
+
+class DwRandomAgent(_DiceWarsBot):
+    """Random attacks, at most ``max_attacks`` (2) a turn, then ends the turn."""
+
+    spec_name = "dw_random"
+    kind = DW_RANDOM
+
+    def __init__(self, *, max_attacks: int = 2, seed: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+        self.max_attacks = max_attacks
+
+    def _params(self) -> np.ndarray:
+        return np.array([self.max_attacks, 0, 0, 0], np.float64)
+
+
+class DwAllRandomAgent(_DiceWarsBot):
+    """Makes every possible attack in random order: a random attack while any is left."""
+
+    spec_name = "dw_all_random"
+    kind = DW_ALL_RANDOM
+
+    def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+
+
+class StrengthDiffAgent(_DiceWarsBot):
+    """Attacks with the largest non-negative difference (own dice - target dice) until no
+    attack with a non-negative difference is left."""
+
+    spec_name = "strength_diff"
+    kind = STRENGTH_DIFF
+
+    def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+
+
+class SingleTurnAgent(_DiceWarsBot):
+    """Attacks where P(win) x P(holding the captured area) >= ``threshold`` or from an area
+    with 8 dice, best product first; ends the turn when none is left."""
+
+    spec_name = "single_turn"
+    kind = SINGLE_TURN
+
+    def __init__(self, *, threshold: float = 0.2, seed: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+        self.threshold = threshold
+
+    def _params(self) -> np.ndarray:
+        return np.array([self.threshold, 0, 0, 0], np.float64)
+
+
+_COEF = load_win_prob_coefficients()
+
+
+class WinProbAgent(_DiceWarsBot):
+    """Estimates each seat's win probability with a logistic model on log(largest region+1)
+    and log(total dice+1) (normalised over the seats alive); makes the attack with the best
+    expected own win probability (both battle outcomes weighted) while it beats ending the
+    turn by ``margin``. Coefficients default to the fitted ones shipped in
+    plies/agents/weights/dice_wars_win_prob.json."""
+
+    spec_name = "win_prob"
+    kind = WIN_PROB
+
+    def __init__(self, *, bias: float = _COEF["bias"], region: float = _COEF["region"],
+                 dice: float = _COEF["dice"], margin: float = 0.0, seed: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+        self.coefficients = (bias, region, dice)
+        self.margin = margin
+
+    def _params(self) -> np.ndarray:
+        return np.array([*self.coefficients, self.margin], np.float64)
+
+
+BOT_KINDS = {
+    "dw_random": (DW_RANDOM, DwRandomAgent),
+    "dw_all_random": (DW_ALL_RANDOM, DwAllRandomAgent),
+    "strength_diff": (STRENGTH_DIFF, StrengthDiffAgent),
+    "single_turn": (SINGLE_TURN, SingleTurnAgent),
+    "win_prob": (WIN_PROB, WinProbAgent),
+}
+
+
+def bot_params(agent: _DiceWarsBot) -> np.ndarray:
+    return agent._params()
+
+
+# ----- fitting win_prob ------------------------------------------------------------------
+def self_play_records(
+    num_games: int, coefficients: tuple[float, float, float], seed: int, num_players: int = 4
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features (log(region+1), log(dice+1)) and labels (1 = that seat won the game) of every
+    alive seat at every turn start of ``num_games`` games of ``win_prob`` bots."""
+    from plies.envs.dice_wars.state import DiceWarsState
+
+    rng = np.random.default_rng(seed)
+    kinds = np.full(num_players, WIN_PROB, np.int64)
+    params = np.tile(np.array([*coefficients, 0.0]), (num_players, 1))
+    features, labels = [], []
+    record = np.zeros((200_000, 4), np.int64)
+    for _ in range(num_games):
+        state = DiceWarsState.initial(rng, num_players=num_players)
+        rows = play_bot_game(state.array, kinds, params, int(rng.integers(2**31)), record)
+        winner = state.winner
+        if winner is None or rows < 0:
+            continue  # cancelled games have no winner to learn from
+        part = record[:rows]
+        features.append(np.log1p(part[:, 2:4].astype(np.float64)))
+        labels.append((part[:, 1] == winner).astype(np.float64))
+    return np.concatenate(features), np.concatenate(labels)
+
+
+def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-4) -> np.ndarray:
+    """Logistic regression by Newton's method: returns (bias, w_region, w_dice)."""
+    x = np.column_stack([np.ones(len(features)), features])
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-x @ w))
+        grad = x.T @ (p - labels) / len(x) + l2 * w
+        hess = (x.T * (p * (1 - p))) @ x / len(x) + l2 * np.eye(x.shape[1])
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def fit_win_prob(games: int, iterations: int, seed: int) -> dict:
+    """Fit the model on its own games: play with the current coefficients, refit, repeat."""
+    coef = tuple(FALLBACK_COEFFICIENTS.values())
+    history = []
+    for it in range(iterations):
+        feats, labels = self_play_records(games, coef, seed + it)
+        w = fit_logistic(feats, labels)
+        coef = (float(w[0]), float(w[1]), float(w[2]))
+        history.append({"iteration": it, "rows": int(len(labels)), "coefficients": coef})
+    return {
+        "model": "logistic regression on log(largest region + 1), log(total dice + 1)",
+        "coefficients": dict(zip(("bias", "region", "dice"), coef)),
+        "games_per_iteration": games,
+        "iterations": iterations,
+        "seed": seed,
+        "history": history,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Fit the Dice Wars win_prob bot by self-play")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    result = fit_win_prob(args.games, args.iterations, args.seed)
+    result["command"] = (
+        f"python -m plies.agents.dice_wars_bots --games {args.games} "
+        f"--iterations {args.iterations} --seed {args.seed}"
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=2) + "\n")
+    tmp.replace(args.out)
+    print(json.dumps(result["coefficients"]), f"({time.perf_counter() - start:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
+
+
+# ----- the report's search player ----------------------------------------------------------
+class DwExpectiminimaxAgent(BaseAgent):
+    """The report's expectiminimax player, over the generic ``expectiminimax`` search.
+
+    At most ``max_attacks`` attacks a turn (the report's limit: then it ends the turn); each
+    attack is chosen by an expectiminimax search of ``depth`` plies over the player's own
+    attacks (both battle outcomes weighted by their exact probabilities; the search also stops
+    a turn after the attacks left this turn), scored by the heuristic ``eval`` (default the
+    course's score, the largest region; ``areas``/``dice`` add tie-break weights to it).
+    Like the report's player it does not end a turn early unless ``end_turn`` is true, in which
+    case ending the turn competes with the attacks. ``filter`` keeps the k best children (by
+    the heuristic) at nodes with two or more plies left (0 = full width).
+    """
+
+    spec_name = "dw_expectiminimax"
+
+    def __init__(self, *, depth: int = 3, max_attacks: int = 3, eval: str = "score",
+                 areas: float = 0.0, dice: float = 0.0, filter: int = 5,
+                 end_turn: bool = False, seed: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+        self.depth = depth
+        self.max_attacks = max_attacks
+        self.eval_name = eval
+        self.weights = {"areas": areas, "dice": dice} if eval == "score" else {}
+        self.filter = filter
+        self.end_turn = end_turn
+        self.last_values: np.ndarray | None = None
+
+    def act(self, state: GameState) -> int:
+        from plies.agents.evaluators import evaluator_for
+        from plies.agents.expectiminimax import analyse
+
+        array = state.array
+        end = state.num_areas**2
+        made = int(array[rules.ATTACKS])
+        if self.max_attacks > 0 and made >= self.max_attacks:
+            return end
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return end
+        weights = {k: v for k, v in self.weights.items() if v}
+        if self.eval_name == "net" or self.eval_name.endswith(".pt"):
+            # a value network (plies/agents/value_net.py): leaves in one batch, full width
+            from plies.agents.value_net import evaluator_for_spec
+
+            evaluator, keep = evaluator_for_spec(state, self.eval_name), 0
+        else:
+            evaluator, keep = evaluator_for(state, self.eval_name, **weights), self.filter
+        values, actions, _, _ = analyse(
+            state,
+            depth=self.depth,
+            evaluator=evaluator,
+            filter=keep,
+            limit=self.max_attacks - made if self.max_attacks > 0 else 0,
+            chance_limit=1,
+        )
+        scores = values[:, state.current_player].copy()
+        if not self.end_turn:
+            scores[actions == end] = -np.inf
+        self.last_values = scores
+        best = np.flatnonzero(scores >= scores.max() - 1e-12)
+        return int(actions[self.choose(best)])

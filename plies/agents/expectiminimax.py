@@ -1,0 +1,547 @@
+"""Expectiminimax for every game: chance nodes weighted by their probabilities, MaxN values.
+
+One compiled search (``search``) serves all games through the kernel bundle (``KERNELS_T``):
+
+- **Values are vectors**, one entry per seat; the player to move picks the child best for its
+  own entry (MaxN). For two-player zero-sum games the evaluator is called once, for the root
+  seat, and the other entry is its negation: plain expectiminimax.
+- **Chance nodes** average their outcomes by probability.
+- **Two ways to step through a turn.** *Action mode* (every game): one legal action is one
+  ply; consecutive moves by the same seat are detected by comparing ``state[0]`` before and
+  after the move, and ``limit`` caps them per turn (Dice Wars: at most ``limit`` attacks are
+  looked at, deeper nodes are evaluated). *Turn mode* (games with an afterstate kernel, like
+  backgammon): a ply is a whole turn, the children are the distinct end-of-turn positions of the
+  roll (the write-up's 1/2/3-ply: 1 = best afterstate by value, 2 = expectation over the
+  opponent's 21 rolls of the opponent's best reply, 3 = one more own roll).
+- ``depth`` counts plies (player decisions); chance nodes do not count. ``chance_limit`` (action
+  mode) turns a chain of more than that many consecutive chance nodes into a leaf, for games
+  whose chance events come in long chains (Dice Wars' reinforcement, one die at a time).
+- **Move filters** (``filter`` = k): at a player node with two or more plies left, children
+  are first scored by the evaluator (0-ply) and only the k best are searched deeper.
+- **Leaves in batches.** With a compiled heuristic (``EVAL_T``) leaves are scored inside the
+  search. Any other ``Evaluator`` (a torch network) uses the same traversal twice: a first pass
+  collects every leaf state into one array, the evaluator scores them in one call, and a second
+  pass replays the traversal reading those values (the traversal does not depend on the values
+  when filters are off, so both passes visit the same leaves in the same order).
+
+The search is iterative (an explicit stack of frames): numba cannot cache recursive functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+
+from plies.agents.base import BaseAgent
+from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
+from plies.envs.core import CHANCE, EVAL_T, KERNELS_T, TERMINAL, GameState
+
+TURNS_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[:, ::1])
+"""afterstates(state, out, paths) -> count (-1 if out is too small): a game's end-of-turn
+positions of the current roll/turn, with one action sequence (-1 padded) reaching each."""
+TURNS_T = types.FunctionType(TURNS_SIG)
+
+# cfg slots
+C_DEPTH, C_TURNS, C_LIMIT, C_FILTER, C_PLAYERS, C_ZERO_SUM, C_MODE, C_LEVELS = range(8)
+C_WIDTH, C_ROOT, C_CHANCE_LIMIT, C_PATH_LEN, C_UNDO, C_PRUNE, C_BOUND = range(8, 15)
+CFG_SIZE = 15
+MODE_EVAL, MODE_COLLECT, MODE_REPLAY = 0, 1, 2
+
+# frame kinds
+K_CHANCE, K_ACTIONS, K_TURNS = 0, 1, 2
+
+SEARCH_SIG = types.int64(
+    types.int64[::1],  # state
+    KERNELS_T,
+    TURNS_T,
+    EVAL_T,
+    types.float64[::1],  # params of the heuristic
+    types.int64[::1],  # cfg
+    types.float64[:, ::1],  # root child values (children x players)
+    types.int64[:, ::1],  # root children: afterstate rows (turn mode)
+    types.int64[:, ::1],  # root children: action paths (turn mode) / [k, 0] = action
+    types.int64[:, ::1],  # leaf states (collect mode)
+    types.float64[:, ::1],  # leaf values (replay mode)
+    types.int64[::1],  # stats: nodes, leaves, leaves stored
+)
+
+
+@njit(TURNS_SIG, cache=True)
+def no_turns(state, out, paths):
+    """The afterstate kernel of games that have none (turn mode is then unavailable)."""
+    return -2
+
+
+@njit(cache=True)
+def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_values, stats):
+    """Scores a leaf into out (one value per seat)."""
+    n = cfg[C_PLAYERS]
+    stats[1] += 1
+    if st[0] == TERMINAL:
+        kernels[3](st, ret)
+        for s in range(n):
+            out[s] = ret[s]
+        return
+    mode = cfg[C_MODE]
+    if mode == MODE_COLLECT:
+        k = stats[2]
+        if k < leaf_states.shape[0]:
+            for i in range(st.shape[0]):
+                leaf_states[k, i] = st[i]
+        stats[2] = k + 1
+        for s in range(n):
+            out[s] = 0.0
+        return
+    if mode == MODE_REPLAY:
+        k = stats[2]
+        stats[2] = k + 1
+        for s in range(n):
+            out[s] = leaf_values[k, s]
+        return
+    if cfg[C_ZERO_SUM] == 1 and n == 2:
+        root = cfg[C_ROOT]
+        v = evaluate(st, root, params)
+        out[root] = v
+        out[1 - root] = -v
+        return
+    for s in range(n):
+        out[s] = evaluate(st, s, params)
+
+
+@njit(SEARCH_SIG, cache=True)
+def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows, root_paths,
+           leaf_states, leaf_values, stats):
+    """Expectiminimax from a player node; returns the number of root children, whose values
+    are in root_values (and, in turn mode, rows/paths in root_rows/root_paths; in action mode
+    root_paths[k, 0] is the k-th child's action). See the module docstring for cfg."""
+    legal = kernels[0]
+    apply = kernels[1]
+    chance = kernels[5]
+    depth = cfg[C_DEPTH]
+    use_turns = cfg[C_TURNS] == 1
+    limit = cfg[C_LIMIT]
+    keep = cfg[C_FILTER]
+    n = cfg[C_PLAYERS]
+    levels = cfg[C_LEVELS]
+    width = cfg[C_WIDTH]
+    chance_limit = cfg[C_CHANCE_LIMIT]
+    size = state.shape[0]
+
+    st = np.empty((levels, size), np.int64)
+    undo = np.empty(max(cfg[C_UNDO], 1), np.int64)  # children are copies: nothing is undone
+    kind = np.zeros(levels, np.int64)
+    count = np.zeros(levels, np.int64)
+    nxt = np.zeros(levels, np.int64)
+    plies = np.zeros(levels, np.int64)  # plies left at the node
+    mover = np.zeros(levels, np.int64)
+    run = np.zeros(levels, np.int64)  # consecutive moves of the last mover before this node
+    last = np.zeros(levels, np.int64)  # the last seat that moved before this node
+    chain = np.zeros(levels, np.int64)  # consecutive chance nodes ending at this node
+    acts = np.empty((levels, width), np.int64)
+    probs = np.empty((levels, width), np.float64)
+    order = np.empty((levels, width), np.int64)
+    acc = np.zeros((levels + 1, n), np.float64)
+    res = np.zeros((levels + 1, n), np.float64)
+    ret = np.zeros(max(n, 2), np.float64)
+    tmp = np.zeros(n, np.float64)
+    rows_cap = root_rows.shape[0] if use_turns else 1
+    rows = np.empty((levels, rows_cap, size), np.int64)
+    paths = np.empty((levels, rows_cap, root_paths.shape[1]), np.int64)
+    static = np.empty(max(width, rows_cap), np.float64)
+    # Star1 pruning (two-player zero-sum, values from the root's view in [-bound, bound])
+    prune = cfg[C_PRUNE] == 1 and cfg[C_ZERO_SUM] == 1 and n == 2 and cfg[C_MODE] == MODE_EVAL
+    root = cfg[C_ROOT]
+    bound = float(cfg[C_BOUND])
+    lo_w = np.full(levels + 1, -np.inf)
+    hi_w = np.full(levels + 1, np.inf)
+    cum = np.zeros(levels + 1, np.float64)
+
+    for i in range(size):
+        st[0, i] = state[i]
+    plies[0] = depth
+    last[0] = -1
+    level = 0
+    descending = True
+    n_root = 0
+    while True:
+        if descending:
+            stats[0] += 1
+            s = st[level]
+            p = s[0]
+            leaf = False
+            if p == TERMINAL or level + 1 >= levels:
+                leaf = True
+            elif p == CHANCE:
+                # turn mode scores afterstates before the roll; action mode resolves the chance
+                # event of the last move first (a battle), up to chance_limit in a row
+                if use_turns and plies[level] <= 0:
+                    leaf = True
+                elif chance_limit > 0 and chain[level] >= chance_limit:
+                    leaf = True
+            elif plies[level] <= 0:
+                leaf = True
+            elif limit > 0 and not use_turns and p == last[level] and run[level] >= limit:
+                leaf = True
+            if leaf and level > 0:
+                _leaf_value(s, kernels, evaluate, params, cfg, ret, res[level], leaf_states,
+                            leaf_values, stats)
+                level -= 1
+                descending = False
+                continue
+            # expand the node
+            for j in range(n):
+                acc[level, j] = 0.0 if p == CHANCE else -np.inf
+            cum[level] = 0.0
+            if p == CHANCE:
+                kind[level] = K_CHANCE
+                count[level] = chance(s, acts[level], probs[level])
+            elif use_turns:
+                kind[level] = K_TURNS
+                mover[level] = p
+                c = turns(s, rows[level], paths[level])
+                count[level] = rows_cap if c < 0 else c
+            else:
+                kind[level] = K_ACTIONS
+                mover[level] = p
+                count[level] = legal(s, acts[level])
+            c = count[level]
+            for k in range(c):
+                order[level, k] = k
+            # move filter: search only the best `keep` children (by the evaluator) deeper;
+            # with pruning, search all of them best first (good bounds early cut more)
+            filtering = keep > 0 and c > keep
+            if (kind[level] != K_CHANCE and (filtering or prune) and c > 1 and plies[level] >= 2
+                    and cfg[C_MODE] == MODE_EVAL):
+                for k in range(c):
+                    if kind[level] == K_TURNS:
+                        child = rows[level, k]
+                    else:
+                        child = st[level + 1]
+                        child[:] = s
+                        apply(child, acts[level, k], undo)
+                    _leaf_value(child, kernels, evaluate, params, cfg, ret, tmp, leaf_states,
+                                leaf_values, stats)
+                    static[k] = -tmp[p]
+                chosen = np.argsort(static[:c], kind="mergesort")
+                for k in range(c):
+                    order[level, k] = chosen[k]
+                if filtering:
+                    count[level] = keep
+            if level == 0:
+                n_root = count[0]
+            elif kind[level] == K_TURNS and plies[level] == 1:
+                # the afterstates are leaves: score them in place, no frames
+                m = p
+                for k in range(count[level]):
+                    _leaf_value(rows[level, order[level, k]], kernels, evaluate, params, cfg,
+                                ret, tmp, leaf_states, leaf_values, stats)
+                    if tmp[m] > acc[level, m]:
+                        for j in range(n):
+                            acc[level, j] = tmp[j]
+                        if prune:
+                            v = acc[level, root]
+                            if (m == root and v >= hi_w[level]) or (m != root and v <= lo_w[level]):
+                                break
+                for j in range(n):
+                    res[level, j] = acc[level, j]
+                if count[level] == 0:
+                    _leaf_value(s, kernels, evaluate, params, cfg, ret, res[level],
+                                leaf_states, leaf_values, stats)
+                level -= 1
+                descending = False
+                continue
+            nxt[level] = 0
+            descending = False
+            res[level + 1, 0] = np.nan  # marks "no child value yet": pick the first child
+            continue
+        # ascending: level is the parent, res[level + 1] holds the child value (or nan if none)
+        parent = level
+        if parent < 0:
+            break
+        if not np.isnan(res[parent + 1, 0]):
+            k = order[parent, nxt[parent] - 1]
+            if kind[parent] == K_CHANCE:
+                pr = probs[parent, k]
+                for j in range(n):
+                    acc[parent, j] += pr * res[parent + 1, j]
+                cum[parent] += pr
+                if prune:
+                    total = acc[parent, root]
+                    rest = max(0.0, 1.0 - cum[parent]) * bound
+                    cut = np.nan
+                    if total + rest <= lo_w[parent]:
+                        cut = total + rest  # fails low: an upper bound
+                    elif total - rest >= hi_w[parent]:
+                        cut = total - rest  # fails high: a lower bound
+                    if not np.isnan(cut):
+                        acc[parent, root] = cut
+                        acc[parent, 1 - root] = -cut
+                        nxt[parent] = count[parent]
+            else:
+                m = mover[parent]
+                if parent == 0:
+                    for j in range(n):
+                        root_values[nxt[parent] - 1, j] = res[parent + 1, j]
+                if res[parent + 1, m] > acc[parent, m]:
+                    for j in range(n):
+                        acc[parent, j] = res[parent + 1, j]
+                if prune:
+                    v = acc[parent, root]
+                    if parent == 0:
+                        # strictly worse root moves may be cut; equal ones stay exact (ties)
+                        lo_w[0] = max(lo_w[0], v - 1e-9)
+                    elif (m == root and v >= hi_w[parent]) or (m != root and v <= lo_w[parent]):
+                        nxt[parent] = count[parent]
+        if nxt[parent] < count[parent]:
+            k = order[parent, nxt[parent]]
+            child_level = parent + 1
+            if prune:
+                lo_c = lo_w[parent]
+                hi_c = hi_w[parent]
+                if kind[parent] == K_CHANCE:
+                    pr = probs[parent, k]
+                    total = acc[parent, root]
+                    rest = max(0.0, 1.0 - cum[parent] - pr) * bound
+                    lo_c = (lo_w[parent] - total - rest) / pr
+                    hi_c = (hi_w[parent] - total + rest) / pr
+                elif nxt[parent] > 0:
+                    if mover[parent] == root:
+                        lo_c = max(lo_c, acc[parent, root])
+                    else:
+                        hi_c = min(hi_c, acc[parent, root])
+                lo_w[child_level] = lo_c
+                hi_w[child_level] = hi_c
+            nxt[parent] += 1
+            s = st[parent]
+            child = st[child_level]
+            if kind[parent] == K_TURNS:
+                child[:] = rows[parent, k]
+                if parent == 0:
+                    root_rows[nxt[parent] - 1, :] = rows[parent, k]
+                    root_paths[nxt[parent] - 1, :] = paths[parent, k]
+                plies[child_level] = plies[parent] - 1
+                last[child_level] = mover[parent]
+                run[child_level] = 1
+                chain[child_level] = 0
+            elif kind[parent] == K_ACTIONS:
+                child[:] = s
+                apply(child, acts[parent, k], undo)
+                if parent == 0:
+                    root_paths[nxt[parent] - 1, 0] = acts[parent, k]
+                m = mover[parent]
+                plies[child_level] = plies[parent] - 1
+                run[child_level] = run[parent] + 1 if last[parent] == m else 1
+                last[child_level] = m
+                chain[child_level] = 0
+            else:
+                child[:] = s
+                apply(child, acts[parent, k], undo)
+                plies[child_level] = plies[parent]
+                last[child_level] = last[parent]
+                run[child_level] = run[parent]
+                chain[child_level] = chain[parent] + 1
+                # turn mode: a roll that cannot be played passes the turn; it still is a ply
+                if use_turns and child[0] == CHANCE:
+                    plies[child_level] = plies[parent] - 1
+            level = child_level
+            descending = True
+            continue
+        # all children done: the node's value goes to its parent
+        for j in range(n):
+            res[parent, j] = acc[parent, j]
+        if count[parent] == 0:
+            # no legal move (should not happen at a player node): score the node itself
+            _leaf_value(st[parent], kernels, evaluate, params, cfg, ret, res[parent],
+                        leaf_states, leaf_values, stats)
+        if parent == 0:
+            break
+        level = parent - 1
+    return n_root
+
+
+class ExpectiminimaxAgent(BaseAgent):
+    """Expectiminimax / MaxN over any game; turn mode where the game lists afterstates.
+
+    ``depth``: plies (turns in turn mode); ``eval``: a heuristic of the game (default: the
+    game's default); ``filter``: keep the k best children by the evaluator before searching
+    deeper (0 = full width); ``limit``: consecutive own moves looked at per turn (action mode;
+    0 = no limit); ``turns``: "auto" (afterstates when the game has them), "on", "off";
+    ``chance_limit``: longer chains of chance nodes are leaves (0 = no limit); ``prune``:
+    Star1 cut-offs at chance and player nodes of two-player zero-sum games (the chosen move
+    and its value are those of the full search; worse moves get upper bounds). Games whose
+    results exceed +-1 say so with a ``value_bound`` attribute on their state.
+    """
+
+    spec_name = "expectiminimax"
+
+    def __init__(
+        self,
+        *,
+        depth: int = 1,
+        eval: str = "",
+        filter: int = 0,
+        limit: int = 0,
+        turns: str = "auto",
+        chance_limit: int = 0,
+        prune: bool = True,
+        evaluator: Evaluator | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(seed=seed, name=name)
+        if depth < 1:
+            raise ValueError(f"expectiminimax depth must be at least 1, not {depth}")
+        if turns not in ("auto", "on", "off"):
+            raise ValueError(f"turns must be auto, on or off, not {turns!r}")
+        self.depth = depth
+        self.eval_name = eval
+        self.filter = filter
+        self.limit = limit
+        self.turns = turns
+        self.chance_limit = chance_limit
+        self.prune = prune
+        self.evaluator = evaluator
+        self._plan: list[tuple[int, int]] = []  # (state hash before the action, action)
+        self.last_values: np.ndarray | None = None
+        self.stats = np.zeros(3, np.int64)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = []
+
+    def act(self, state: GameState) -> int:
+        if self._plan and self._plan[0][0] == state.hash():
+            return self._plan.pop(0)[1]
+        self._plan = []
+        values, actions, paths, use_turns = analyse(
+            state,
+            depth=self.depth,
+            evaluator=self.evaluator or evaluator_for(state, self.eval_name),
+            filter=self.filter,
+            limit=self.limit,
+            turns=self.turns,
+            chance_limit=self.chance_limit,
+            prune=self.prune,
+            stats=self.stats,
+        )
+        seat = state.current_player
+        scores = values[:, seat]
+        best = np.flatnonzero(scores >= scores.max() - 1e-12)
+        k = self.choose(best)
+        self.last_values = scores
+        if not use_turns:
+            return int(actions[k])
+        path = [int(a) for a in paths[k] if a >= 0]
+        # remember the rest of the play, keyed by the position it is meant for
+        probe = state.clone()
+        plan = []
+        for action in path:
+            plan.append((probe.hash(), action))
+            probe.apply_unchecked(action)
+        self._plan = plan[1:]
+        return path[0]
+
+
+def _levels(depth: int, use_turns: bool, limit: int, chance_limit: int) -> int:
+    if use_turns:
+        return 2 * depth + 3
+    return depth * (2 + max(chance_limit, 1)) + 4
+
+
+def analyse(
+    state: GameState,
+    *,
+    depth: int,
+    evaluator: Evaluator,
+    filter: int = 0,
+    limit: int = 0,
+    turns: str = "auto",
+    chance_limit: int = 0,
+    prune: bool = True,
+    stats: np.ndarray | None = None,
+    max_leaves: int = 2_000_000,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Values of the root's children: (values [children x seats], actions, paths, turn mode).
+
+    In turn mode ``paths[k]`` is the action sequence (-1 padded) of the k-th afterstate; in
+    action mode ``actions[k]`` is the k-th legal action."""
+    if state.current_player < 0:
+        raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
+    turn_kernel = getattr(type(state), "afterstate_kernel", None)
+    if turns == "on" and turn_kernel is None:
+        raise ValueError(f"{state.info.name} has no afterstate kernel: use turns=off")
+    use_turns = turn_kernel is not None and turns != "off"
+    kernel = turn_kernel if use_turns else no_turns
+    n_players = state.num_players
+    width = max(int(state.max_legal_actions), 64)
+    cap = int(getattr(type(state), "max_afterstates", 4096)) if use_turns else 1
+    path_len = 4 if use_turns else 1
+    cfg = np.zeros(CFG_SIZE, np.int64)
+    cfg[C_DEPTH] = depth
+    cfg[C_TURNS] = int(use_turns)
+    cfg[C_LIMIT] = limit
+    cfg[C_FILTER] = filter
+    cfg[C_PLAYERS] = n_players
+    cfg[C_ZERO_SUM] = int(state.info.zero_sum and n_players == 2)
+    cfg[C_LEVELS] = _levels(depth, use_turns, limit, chance_limit)
+    cfg[C_WIDTH] = width
+    cfg[C_ROOT] = state.current_player
+    cfg[C_CHANCE_LIMIT] = chance_limit
+    cfg[C_PATH_LEN] = path_len
+    cfg[C_UNDO] = max(1, state.info.undo_size)
+    cfg[C_PRUNE] = int(prune)
+    cfg[C_BOUND] = int(np.ceil(getattr(state, "value_bound", 1.0)))
+    children = cap if use_turns else width
+    values = np.zeros((children, n_players), np.float64)
+    rows = np.zeros((cap, state.array.shape[0]), np.int64)
+    paths = np.full((children, path_len), -1, np.int64)
+    stats = np.zeros(3, np.int64) if stats is None else stats
+    stats[:] = 0
+    kernels = state.info.kernels
+    s = state.array.copy()
+    if isinstance(evaluator, HeuristicEvaluator) and evaluator.kernel is not None:
+        cfg[C_MODE] = MODE_EVAL
+        no_leaves = np.zeros((1, 1), np.int64)
+        no_values = np.zeros((1, 1), np.float64)
+        n = search(s, tuple(kernels), kernel, evaluator.kernel, evaluator.params, cfg, values,
+                   rows, paths, no_leaves, no_values, stats)
+    else:
+        if filter:
+            raise ValueError("move filters need a compiled heuristic evaluator (for now)")
+        # pass 1: count and collect the leaves; evaluate them in one batch; pass 2: back up
+        dummy_kernel = HeuristicEvaluator.zero_kernel()
+        params = np.zeros(1, np.float64)
+        cfg[C_MODE] = MODE_COLLECT
+        probe = np.zeros((0, s.shape[0]), np.int64)
+        search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths, probe,
+               np.zeros((1, 1)), stats)
+        n_leaves = int(stats[2])
+        if n_leaves > max_leaves:
+            raise ValueError(
+                f"this search has {n_leaves} leaves (more than max_leaves={max_leaves}): "
+                "lower the depth or use a compiled heuristic with a filter"
+            )
+        leaf_states = np.zeros((n_leaves, s.shape[0]), np.int64)
+        stats[:] = 0
+        search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths,
+               leaf_states, np.zeros((1, 1)), stats)
+        leaf_values = np.zeros((max(n_leaves, 1), n_players), np.float64)
+        if n_leaves:
+            leaf_values[:n_leaves] = evaluator.evaluate_all(leaf_states, cfg[C_ROOT], n_players,
+                                                            zero_sum=bool(cfg[C_ZERO_SUM]))
+        cfg[C_MODE] = MODE_REPLAY
+        stats[:] = 0
+        n = search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths,
+                   leaf_states, leaf_values, stats)
+    if n == 0:
+        raise ValueError("expectiminimax: no legal move at a player node")
+    actions = paths[:n, 0].copy()
+    return values[:n].copy(), actions, paths[:n].copy(), use_turns
+
+
+def best_value(state: GameState, **kwargs: Any) -> float:
+    """The searched value of ``state`` for the player to move (max over its children)."""
+    values, _, _, _ = analyse(state, **kwargs)
+    return float(values[:, state.current_player].max())

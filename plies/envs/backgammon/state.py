@@ -1,0 +1,411 @@
+"""The Backgammon GameState."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from plies.envs import render
+from plies.envs.backgammon import rules
+from plies.envs.core import CHANCE, TERMINAL, GameInfo, GameState, Heuristic, check_options
+
+NAMES = "XO"
+SCORINGS = {"single": 0, "gammon": 1}
+
+INFO = GameInfo(
+    name="backgammon",
+    kernels=rules.KERNELS,
+    undo_size=rules.STATE_SIZE,
+    has_chance=True,
+    heuristics={
+        "singleton": Heuristic(
+            "singleton",
+            rules.evaluate_singleton,
+            (1.0, 1.0, 1.0, 6.0),
+            ("off", "blot", "bar", "scale"),
+            "the write-up's singleton: borne-off lead, own blots (single checkers) cost",
+        ),
+        "pips": Heuristic(
+            "pips", rules.evaluate_pips, (40.0,), ("scale",), "pip-count lead (a race)"
+        ),
+        "points": Heuristic(
+            "points",
+            rules.evaluate_points,
+            (1.0, 1.0, 1.0, 6.0),
+            ("made", "home", "blot", "scale"),
+            "made points, home-board points, blots",
+        ),
+        "primes": Heuristic(
+            "primes",
+            rules.evaluate_primes,
+            (1.0, 0.5, 4.0),
+            ("prime", "pips", "scale"),
+            "longest prime against the opponent's, plus pip lead",
+        ),
+        "combined": Heuristic(
+            "combined",
+            rules.evaluate_combined,
+            (1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.5, 8.0),
+            ("pips", "exposed", "made", "home", "prime", "bar", "off", "scale"),
+            "pip lead, exposed blots, made and home points, prime, bar and borne-off",
+        ),
+    },
+    default_heuristic="combined",
+)
+
+
+def move_to_string(source: int, die: int, hit: bool) -> str:
+    """One checker move in standard notation, in the mover's numbering (``bar/22``, ``6/off``)."""
+    start = "bar" if source == rules.BAR else str(source)
+    end = "off" if source - die <= 0 else str(source - die)
+    return f"{start}/{end}{'*' if hit else ''}"
+
+
+class BackgammonState(GameState):
+    """Backgammon without the doubling cube; seat 0 is X, seat 1 is O.
+
+    Action = ``source * 6 + die - 1`` (source 0..23 = the mover's points 1..24, 24 = bar): one
+    checker moved by one die; the mask enforces the whole-roll rules. ``afterstates()`` lists
+    the distinct positions the current roll can end in.
+    """
+
+    info = INFO
+    __slots__ = ()
+    afterstate_kernel = rules.afterstates
+
+    def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
+        check_options("backgammon", options, ("scoring",))
+        scoring = options.get("scoring", "single")
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}, not {scoring!r}")
+        if array is None:
+            array = rules.initial_array(SCORINGS[scoring])
+        super().__init__(array)
+
+    num_players = 2  # type: ignore[assignment]
+    num_actions = rules.NUM_ACTIONS  # type: ignore[assignment]
+    max_legal_actions = rules.NUM_ACTIONS  # type: ignore[assignment]
+    max_game_length = 5000  # type: ignore[assignment]
+
+    @property
+    def value_bound(self) -> float:
+        """The largest result a game can have (3 with gammons and backgammons, else 1)."""
+        return 3.0 if self._s[rules.SCORING] else 1.0
+
+    # ----- board access --------------------------------------------------------------------
+    def checkers(self, seat: int) -> np.ndarray:
+        """26 counts in seat's own numbering: [off, points 1..24, bar]."""
+        base = rules.BOARD + rules.SIDE * seat
+        return self._s[base : base + rules.SIDE].copy()
+
+    @property
+    def dice(self) -> tuple[int, int]:
+        return int(self._s[rules.DIE_HI]), int(self._s[rules.DIE_LO])
+
+    @property
+    def dice_left(self) -> list[int]:
+        s = self._s
+        return [int(s[rules.DIE_HI])] * int(s[rules.REM_HI]) + [int(s[rules.DIE_LO])] * int(
+            s[rules.REM_LO]
+        )
+
+    def afterstates(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct end-of-turn positions of the roll being played, as state arrays (one
+        row each), and one action sequence (-1 padded) reaching each."""
+        if self.current_player < 0:
+            raise ValueError("afterstates() needs a player to move (roll the dice first)")
+        out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
+        paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
+        n = rules.afterstates(self._s, out, paths)
+        if n < 0:
+            raise RuntimeError("more distinct plays than MAX_AFTERSTATES")
+        return out[:n].copy(), paths[:n].copy()
+
+    def roll(self, hi: int, lo: int) -> None:
+        """Apply the chance outcome of the given dice (either order)."""
+        a, b = max(hi, lo), min(hi, lo)
+        if not (1 <= b <= a <= 6):
+            raise ValueError(f"dice must be 1..6, got {hi} and {lo}")
+        if self._s[rules.ROLLS] == 0:
+            raise ValueError("the opening roll is one die each: use apply(opening_outcome(...))")
+        self.apply((a - 1) * 6 + b - 1)
+
+    @staticmethod
+    def opening_outcome(die_x: int, die_o: int) -> int:
+        """The chance outcome of the opening roll where X rolls die_x and O rolls die_o."""
+        if die_x == die_o or not (1 <= die_x <= 6 and 1 <= die_o <= 6):
+            raise ValueError("opening dice must differ and be 1..6")
+        return rules.OPENING_BASE + (die_x - 1) * 6 + die_o - 1
+
+    # ----- learning ------------------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        """198 TD-Gammon-style inputs from seat's view plus the 6 dice left (204 floats):
+        for each of seat's points 1..24, own then opponent checkers as 4 units each, bars,
+        borne-off fractions, whose turn, and the remaining dice counts / 4."""
+        own = self.checkers(seat)
+        opp = self.checkers(1 - seat)
+        obs = np.zeros(204, np.float32)
+        for side, counts in enumerate((own, opp)):
+            for i in range(1, 25):
+                n = counts[i] if side == 0 else opp[25 - i]
+                k = 96 * side + 4 * (i - 1)
+                obs[k] = n >= 1
+                obs[k + 1] = n >= 2
+                obs[k + 2] = n >= 3
+                obs[k + 3] = max(0, n - 3) / 2.0
+            obs[192 + side] = counts[rules.BAR] / 2.0
+            obs[194 + side] = counts[rules.OFF] / 15.0
+        obs[196] = self.current_player == seat
+        obs[197] = self.current_player == 1 - seat
+        for die in self.dice_left:
+            obs[197 + die] += 0.25
+        return obs
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (204,)
+
+    # ----- text ------------------------------------------------------------------------------
+    def _side_text(self, seat: int) -> str:
+        counts = self.checkers(seat)
+        parts = [NAMES[seat]]
+        if counts[rules.BAR]:
+            parts.append(f"bar:{counts[rules.BAR]}")
+        for i in range(24, 0, -1):
+            if counts[i]:
+                parts.append(f"{i}:{counts[i]}")
+        if counts[rules.OFF]:
+            parts.append(f"off:{counts[rules.OFF]}")
+        return " ".join(parts)
+
+    def _status_text(self) -> str:
+        s = self._s
+        player = int(s[0])
+        if player == TERMINAL:
+            return f"{NAMES[s[rules.WINNER]]} won {s[rules.POINTS]}"
+        if player == CHANCE:
+            if s[rules.ROLLS] == 0:
+                return "opening roll"
+            return f"{NAMES[s[rules.ROLLER]]} to roll"
+        hi, lo = self.dice
+        text = f"{NAMES[player]} to play {hi}-{lo}"
+        left = self.dice_left
+        full = [hi] * 4 if hi == lo else [hi, lo]
+        if left != full:
+            text += " left " + " ".join(map(str, left))
+        return text
+
+    def to_string(self) -> str:
+        """``X 24:2 13:5 8:3 6:5; O 24:2 13:5 8:3 6:5; X to play 6-5`` (each side in its own
+        numbering; ``bar:n`` and ``off:n``; status ``opening roll``, ``O to roll``,
+        ``X to play 6-6 left 6 6``, ``X won 2``). ``scoring=gammon`` is appended when set."""
+        text = f"{self._side_text(0)}; {self._side_text(1)}; {self._status_text()}"
+        if self._s[rules.SCORING]:
+            text += "; scoring=gammon"
+        return text
+
+    @classmethod
+    def from_string(cls, text: str, **options: Any) -> BackgammonState:
+        parts = [p.strip() for p in text.strip().split(";") if p.strip()]
+        if parts and parts[-1].startswith("scoring="):
+            options.setdefault("scoring", parts.pop()[len("scoring=") :])
+        if len(parts) != 3:
+            raise ValueError(
+                f"malformed backgammon position {text!r}: need 'X <points>; O <points>; <status>'"
+                " like 'X 24:2 13:5 8:3 6:5; O 24:2 13:5 8:3 6:5; X to play 6-5'"
+            )
+        state = cls(**options)
+        s = state._s
+        s[rules.BOARD :] = 0
+        for seat in range(2):
+            tokens = parts[seat].split()
+            if not tokens or tokens[0].upper() != NAMES[seat]:
+                raise ValueError(f"side {seat + 1} of {text!r} must start with {NAMES[seat]!r}")
+            base = rules.BOARD + rules.SIDE * seat
+            for token in tokens[1:]:
+                where, colon, count = token.partition(":")
+                if not colon or not count.isdigit():
+                    raise ValueError(f"bad entry {token!r}: use point:count, bar:n or off:n")
+                if where == "bar":
+                    index = rules.BAR
+                elif where == "off":
+                    index = rules.OFF
+                elif where.isdigit() and 1 <= int(where) <= 24:
+                    index = int(where)
+                else:
+                    raise ValueError(f"bad point {where!r} in {token!r}: points are 1-24, bar, off")
+                s[base + index] += int(count)
+            if s[base : base + rules.SIDE].sum() != 15:
+                raise ValueError(
+                    f"{NAMES[seat]} has {s[base : base + rules.SIDE].sum()} checkers; need 15"
+                )
+        for i in range(1, 25):
+            if s[rules.BOARD + i] and s[rules.BOARD + rules.SIDE + 25 - i]:
+                raise ValueError(f"X's point {i} is also held by O (O's point {25 - i})")
+        state._parse_status(parts[2])
+        return state
+
+    def _parse_status(self, status: str) -> None:
+        s = self._s
+        words = status.split()
+        s[rules.ROLLS] = 1
+        s[rules.WINNER] = -1
+        if status == "opening roll":
+            s[rules.ROLLS] = 0
+            s[0] = CHANCE
+            return
+        if len(words) == 3 and words[0] in NAMES and words[1] == "won" and words[2] in "123":
+            s[0] = TERMINAL
+            s[rules.WINNER] = NAMES.index(words[0])
+            s[rules.POINTS] = int(words[2])
+            return
+        if len(words) == 3 and words[0] in NAMES and words[1:] == ["to", "roll"]:
+            s[0] = CHANCE
+            s[rules.ROLLER] = NAMES.index(words[0])
+            return
+        if len(words) >= 4 and words[0] in NAMES and words[1:3] == ["to", "play"]:
+            seat = NAMES.index(words[0])
+            dice = words[3].split("-")
+            if len(dice) == 2 and all(d in "123456" and d for d in dice):
+                hi, lo = max(map(int, dice)), min(map(int, dice))
+                s[rules.ROLLER] = seat
+                s[rules.DIE_HI], s[rules.DIE_LO] = hi, lo
+                if len(words) == 4:
+                    left = [hi] * 4 if hi == lo else [hi, lo]
+                elif words[4] == "left" and all(w in "123456" for w in words[5:]):
+                    left = [int(w) for w in words[5:]]
+                else:
+                    left = None
+                if left is not None and self._set_left(hi, lo, left):
+                    s[0] = seat
+                    return
+        raise ValueError(
+            f"bad status {status!r}: use 'opening roll', 'X to roll', 'X to play 6-5', "
+            "'X to play 3-3 left 3 3', or 'O won 2'"
+        )
+
+    def _set_left(self, hi: int, lo: int, left: list[int]) -> bool:
+        s = self._s
+        if hi == lo:
+            if not (1 <= len(left) <= 4 and all(d == hi for d in left)):
+                return False
+            s[rules.REM_HI], s[rules.REM_LO] = len(left), 0
+            return True
+        if not left or len(left) > 2 or any(left.count(d) > 1 or d not in (hi, lo) for d in left):
+            return False
+        s[rules.REM_HI], s[rules.REM_LO] = int(hi in left), int(lo in left)
+        return True
+
+    def action_to_string(self, action: int) -> str:
+        action = int(action)
+        if self.is_chance_node():
+            if action >= rules.OPENING_BASE:
+                k = action - rules.OPENING_BASE
+                return f"X rolls {k // 6 + 1}, O rolls {k % 6 + 1}"
+            return f"roll {action // 6 + 1}-{action % 6 + 1}"
+        if not 0 <= action < rules.NUM_ACTIONS:
+            return f"<invalid action {action}>"
+        source, die = action // 6 + 1, action % 6 + 1
+        hit = False
+        if self.current_player >= 0 and source - die >= 1:
+            opp = self.checkers(1 - self.current_player)
+            hit = opp[25 - (source - die)] == 1
+        return move_to_string(source, die, hit)
+
+    def string_to_action(self, text: str) -> int:
+        """A single checker move (``13/7``, ``bar/22*``, ``6/off``; the ``*`` is optional)."""
+        text = text.strip().lower().replace("*", "")
+        for action in self.legal_actions():
+            if self.action_to_string(int(action)).replace("*", "") == text:
+                return int(action)
+        return super().string_to_action(text)
+
+    def play_to_string(self, actions: list[int] | np.ndarray) -> str:
+        """A whole play in standard notation, joining a checker's steps (``24/18*/13``) and
+        counting repeats (``13/7(2)``)."""
+        state = self.clone()
+        steps: list[list[tuple[int, int, bool]]] = []  # chains of (from, to, hit)
+        for action in actions:
+            action = int(action)
+            if action < 0:
+                break
+            source, die = action // 6 + 1, action % 6 + 1
+            hit = "*" in state.action_to_string(action)
+            state.apply_unchecked(action)
+            target = max(0, source - die)
+            # continue the chain of a checker that just arrived on this source, if it did not hit
+            for k in range(len(steps) - 1, -1, -1):
+                chain = steps[k]
+                if chain[-1][1] == source and source != 0:
+                    chain.append((source, target, hit))
+                    break
+            else:
+                steps.append([(source, target, hit)])
+        texts = []
+        for chain in steps:
+            text = "bar" if chain[0][0] == rules.BAR else str(chain[0][0])
+            for _, target, hit in chain:
+                text += "/" + ("off" if target == 0 else str(target)) + ("*" if hit else "")
+            texts.append(text)
+        merged: list[str] = []
+        for text in sorted(texts, key=_notation_key):
+            count = texts.count(text)
+            label = text if count == 1 else f"{text}({count})"
+            if label not in merged:
+                merged.append(label)
+        return " ".join(merged)
+
+    def render_text(self) -> str:
+        x, o = self.checkers(0), self.checkers(1)
+        cells = []
+        for point in range(1, 25):  # X's numbering
+            if x[point]:
+                cells.append(f"X{x[point]}")
+            elif o[25 - point]:
+                cells.append(f"O{o[25 - point]}")
+            else:
+                cells.append(" .")
+        top = " ".join(f"{p:>2}" for p in range(13, 25))
+        top_row = " ".join(f"{c:>2}" for c in cells[12:24])
+        bottom = " ".join(f"{p:>2}" for p in range(12, 0, -1))
+        bottom_row = " ".join(f"{c:>2}" for c in cells[11::-1])
+        return "\n".join(
+            [
+                top,
+                top_row,
+                f"bar X {x[rules.BAR]}  O {o[rules.BAR]}    off X {x[rules.OFF]}  O {o[rules.OFF]}",
+                bottom_row,
+                bottom,
+                f"({self._status_text()}; points in X's numbering, O's point n is X's 25-n)",
+            ]
+        )
+
+    def render_rgb(self) -> np.ndarray:
+        height, width, col = 260, 420, 30
+        image = render.canvas(height, width, (222, 196, 150))
+        fill = {0: (245, 245, 240), 1: (40, 40, 40)}
+        x, o = self.checkers(0), self.checkers(1)
+        for point in range(1, 25):
+            if point <= 12:
+                left = 390 - point * col - (30 if point > 6 else 0)
+                top, step = height - 12, -16
+            else:
+                left = (point - 13) * col + (30 if point > 18 else 0)
+                top, step = 12, 16
+            shade = (150, 80, 50) if point % 2 else (90, 110, 60)
+            render.fill_rect(image, min(top, top + 6 * step), left + 2, 100, col - 4, shade)
+            seat, n = (0, x[point]) if x[point] else (1, o[25 - point])
+            for k in range(min(n, 6)):
+                render.fill_disc(image, top + step * k + (6 if step > 0 else -6), left + col / 2, 7,
+                                 fill[seat])
+        render.fill_rect(image, 0, 180, height, 30, (120, 80, 40))
+        for seat, count in ((0, x[rules.BAR]), (1, o[rules.BAR])):
+            for k in range(min(count, 4)):
+                render.fill_disc(image, 110 + 16 * k if seat else 150 - 16 * k, 195, 7, fill[seat])
+        return image
+
+
+def _notation_key(text: str) -> tuple[int, str]:
+    head = text.split("/")[0]
+    return (-(25 if head == "bar" else int(head)), text)

@@ -1,0 +1,86 @@
+"""Heuristics and the expectiminimax players on Dice Wars."""
+
+import numpy as np
+import pytest
+
+from plies.agents import make
+from plies.agents.evaluators import evaluator_for
+from plies.agents.expectiminimax import analyse
+from plies.envs.dice_wars import DiceWarsState, attack_success_probability, rules
+from plies.envs.dice_wars.state import INFO
+
+# seat 0 holds areas 0 and 3; conquering area 1 or 2 joins them into a region of 3
+BRIDGE = "players=2 turn=0 areas=0:4,1:3,1:3,0:2,1:6 adjacency=1,2,4/0,3/0,3/1,2/0"
+
+
+def pos(text):
+    return DiceWarsState.from_string(text)
+
+
+def test_heuristics_stay_inside_the_open_interval():
+    state = DiceWarsState.initial(np.random.default_rng(0))
+    for name, heuristic in INFO.heuristics.items():
+        params = heuristic.params()
+        for seat in range(4):
+            value = heuristic.kernel(state.array, seat, params)
+            assert -1.0 < value < 1.0, name
+    assert rules.evaluate_score(state.array, 0, np.array([1.0, 0, 0])) == pytest.approx(
+        state.largest_region(0) / 30)
+
+
+def test_heuristic_at_a_pending_battle_is_the_expectation():
+    state = pos(BRIDGE)
+    params = np.array([1.0, 0.0, 0.0])
+    before = rules.evaluate_score(state.array, 0, params)
+    state.apply(state.attack_action(0, 1))
+    p = attack_success_probability(4, 3)
+    # won: areas 0, 1 and 3 join into a region of 3; lost: the largest region stays 1
+    expected = (p * 3 + (1 - p) * 1) / 6
+    assert before == pytest.approx(1 / 6)
+    assert rules.evaluate_score(state.array, 0, params) == pytest.approx(expected)
+    assert state.phase == "battle"  # evaluating did not change the state
+
+
+def test_generic_expectiminimax_weights_both_outcomes():
+    state = pos(BRIDGE)
+    # prune=False: with two players Star1 pruning leaves only bounds for the worse moves
+    values, actions, _, _ = analyse(state, depth=1, evaluator=evaluator_for(state, "score"),
+                                    limit=3, chance_limit=1, prune=False)
+    by_action = dict(zip(actions.tolist(), values[:, 0]))
+    p = attack_success_probability(4, 3)
+    assert by_action[state.attack_action(0, 1)] == pytest.approx((p * 3 + (1 - p)) / 6)
+    q = attack_success_probability(4, 6)  # area 4 only adds itself to area 0's region
+    assert by_action[state.attack_action(0, 4)] == pytest.approx((q * 2 + (1 - q)) / 6)
+    agent = make("expectiminimax:depth=1,limit=3,chance_limit=1,eval=score", seed=0)
+    assert agent.act(state) in (state.attack_action(0, 1), state.attack_action(0, 2))
+
+
+def test_report_player_limits_attacks_per_turn():
+    agent = make("dw_expectiminimax:depth=2", seed=0)
+    state = pos(BRIDGE)
+    bridges = [state.attack_action(s, t) for s in (0, 3) for t in (1, 2)]
+    assert agent.act(state) in bridges
+    tired = pos(BRIDGE.replace("turn=0", "turn=0 attacks=3"))
+    assert agent.act(tired) == tired.end_turn_action
+    assert make("dw_expectiminimax:max_attacks=5", seed=0).act(tired) != tired.end_turn_action
+
+
+@pytest.mark.slow
+def test_depth_three_players_play_legal_games():
+    rng = np.random.default_rng(5)
+    lineup = ["dw_expectiminimax:depth=3",
+              "expectiminimax:depth=3,limit=3,chance_limit=1,filter=5,eval=score",
+              "strength_diff", "single_turn"]
+    agents = [make(spec, seed=i) for i, spec in enumerate(lineup)]
+    state = DiceWarsState.initial(rng)
+    decisions = 0
+    while not state.is_terminal() and decisions < 400:
+        if state.is_chance_node():
+            outcomes, probs = state.chance_outcomes()
+            state.apply(int(outcomes[rng.choice(len(outcomes), p=probs)]))
+            continue
+        action = agents[state.current_player].act(state)
+        assert state.is_legal(action)
+        state.apply(action)
+        decisions += 1
+    assert state.battles > 10
