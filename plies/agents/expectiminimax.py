@@ -36,9 +36,20 @@ from numba import njit, types
 
 from plies.agents.base import BaseAgent
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
-from plies.envs.core import CHANCE, EVAL_T, KERNELS_T, TERMINAL, GameState
+from plies.envs.core import (
+    AFTERSTATES_SIG,
+    CHANCE,
+    EVAL_T,
+    KERNELS_T,
+    TERMINAL,
+    GameState,
+    afterstates_ref,
+    compiled,
+    eval_ref,
+    kernel_refs,
+)
 
-TURNS_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[:, ::1])
+TURNS_SIG = AFTERSTATES_SIG
 """afterstates(state, out, paths) -> count (-1 if out is too small): a game's end-of-turn
 positions of the current roll/turn, with one action sequence (-1 padded) reaching each."""
 TURNS_T = types.FunctionType(TURNS_SIG)
@@ -469,14 +480,14 @@ def analyse(
     action mode ``actions[k]`` is the k-th legal action."""
     if state.current_player < 0:
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
-    turn_kernel = getattr(type(state), "afterstate_kernel", None)
+    turn_kernel = state.info.afterstates
     if turns == "on" and turn_kernel is None:
         raise ValueError(f"{state.info.name} has no afterstate kernel: use turns=off")
     use_turns = turn_kernel is not None and turns != "off"
     kernel = turn_kernel if use_turns else no_turns
     n_players = state.num_players
     width = max(int(state.max_legal_actions), 64)
-    cap = int(getattr(type(state), "max_afterstates", 4096)) if use_turns else 1
+    cap = int(state.info.max_afterstates) if use_turns else 1
     path_len = 4 if use_turns else 1
     cfg = np.zeros(CFG_SIZE, np.int64)
     cfg[C_DEPTH] = depth
@@ -492,31 +503,33 @@ def analyse(
     cfg[C_PATH_LEN] = path_len
     cfg[C_UNDO] = max(1, state.info.undo_size)
     cfg[C_PRUNE] = int(prune)
-    cfg[C_BOUND] = int(np.ceil(getattr(state, "value_bound", 1.0)))
+    cfg[C_BOUND] = int(np.ceil(state.value_bound))
     children = cap if use_turns else width
     values = np.zeros((children, n_players), np.float64)
     rows = np.zeros((cap, state.array.shape[0]), np.int64)
     paths = np.full((children, path_len), -1, np.int64)
     stats = np.zeros(3, np.int64) if stats is None else stats
     stats[:] = 0
-    kernels = state.info.kernels
+    refs = kernel_refs(state.info.kernels)
+    turns_fn = afterstates_ref(kernel)
+    run = compiled(search)
     s = state.array.copy()
     if isinstance(evaluator, HeuristicEvaluator) and evaluator.kernel is not None:
         cfg[C_MODE] = MODE_EVAL
         no_leaves = np.zeros((1, 1), np.int64)
         no_values = np.zeros((1, 1), np.float64)
-        n = search(s, tuple(kernels), kernel, evaluator.kernel, evaluator.params, cfg, values,
-                   rows, paths, no_leaves, no_values, stats)
+        n = run(s, refs, turns_fn, eval_ref(evaluator.kernel), evaluator.params, cfg, values,
+                rows, paths, no_leaves, no_values, stats)
     else:
         if filter:
             raise ValueError("move filters need a compiled heuristic evaluator (for now)")
         # pass 1: count and collect the leaves; evaluate them in one batch; pass 2: back up
-        dummy_kernel = HeuristicEvaluator.zero_kernel()
+        dummy_kernel = eval_ref(HeuristicEvaluator.zero_kernel())
         params = np.zeros(1, np.float64)
         cfg[C_MODE] = MODE_COLLECT
         probe = np.zeros((0, s.shape[0]), np.int64)
-        search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths, probe,
-               np.zeros((1, 1)), stats)
+        run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths, probe,
+            np.zeros((1, 1)), stats)
         n_leaves = int(stats[2])
         if n_leaves > max_leaves:
             raise ValueError(
@@ -525,16 +538,16 @@ def analyse(
             )
         leaf_states = np.zeros((n_leaves, s.shape[0]), np.int64)
         stats[:] = 0
-        search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths,
-               leaf_states, np.zeros((1, 1)), stats)
+        run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths,
+            leaf_states, np.zeros((1, 1)), stats)
         leaf_values = np.zeros((max(n_leaves, 1), n_players), np.float64)
         if n_leaves:
             leaf_values[:n_leaves] = evaluator.evaluate_all(leaf_states, cfg[C_ROOT], n_players,
                                                             zero_sum=bool(cfg[C_ZERO_SUM]))
         cfg[C_MODE] = MODE_REPLAY
         stats[:] = 0
-        n = search(s, tuple(kernels), kernel, dummy_kernel, params, cfg, values, rows, paths,
-                   leaf_states, leaf_values, stats)
+        n = run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths,
+                leaf_states, leaf_values, stats)
     if n == 0:
         raise ValueError("expectiminimax: no legal move at a player node")
     actions = paths[:n, 0].copy()

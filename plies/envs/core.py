@@ -50,6 +50,9 @@ HASH_SIG = types.int64(STATE_T)
 """hash(state) -> int64 key of the position (for transposition tables)."""
 CHANCE_SIG = types.int64(STATE_T, ACTIONS_T, PROBS_T)
 """chance_outcomes(state, outcomes, probs) -> count, at a CHANCE node."""
+AFTERSTATES_SIG = types.int64(STATE_T, types.int64[:, ::1], types.int64[:, ::1])
+"""afterstates(state, out, paths) -> count (-1 if out is too small): the distinct end-of-turn
+positions of the roll or turn being played, with one action sequence (-1 padded) to each."""
 EVAL_SIG = types.float64(STATE_T, types.int64, PARAMS_T)
 """evaluate(state, seat, params) -> heuristic value of a non-terminal state for seat."""
 
@@ -119,6 +122,11 @@ def eval_ref(kernel: Callable) -> KernelRef:
 @cache
 def hash_ref(kernel: Callable) -> KernelRef:
     return KernelRef(kernel, HASH_SIG)
+
+
+@cache
+def afterstates_ref(kernel: Callable) -> KernelRef:
+    return KernelRef(kernel, AFTERSTATES_SIG)
 
 
 def compiled(function: Callable) -> Callable:
@@ -218,6 +226,8 @@ class GameInfo:
     default_heuristic: str = ""
     canonical_hash: Callable | None = None  # hash over symmetric positions, if the game has one
     apply_and_list: Callable | None = None  # STEP_SIG kernel: apply, then list the legal actions
+    afterstates: Callable | None = None  # AFTERSTATES_SIG kernel, for turn-by-turn search
+    max_afterstates: int = 4096  # rows the afterstate kernel may need
 
 
 class GameState:
@@ -466,6 +476,11 @@ class GameState:
     @property
     def observation_shape(self) -> tuple[int, ...]:
         raise NotImplementedError
+
+    @property
+    def value_bound(self) -> float:
+        """The largest absolute return a game can have (backgammon with gammons: 3)."""
+        return 1.0
 
     @property
     def observation_bounds(self) -> tuple[float, float]:

@@ -29,9 +29,10 @@ d1, d0 != d1 (30 outcomes of 1/30): the higher die starts and plays both.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from plies.envs.core import (
+    AFTERSTATES_SIG,
     APPLY_SIG,
     CHANCE,
     CHANCE_SIG,
@@ -57,7 +58,7 @@ MAX_AFTERSTATES = 4096
 
 OPENING_BASE = 36
 
-AFTER_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[:, ::1])
+AFTER_SIG = AFTERSTATES_SIG
 """afterstates(state, out, paths) -> count: the distinct end-of-turn positions of the roll being
 played (rows of ``out``) and one action sequence reaching each (rows of ``paths``, -1 padded)."""
 

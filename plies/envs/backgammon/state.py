@@ -18,6 +18,7 @@ INFO = GameInfo(
     kernels=rules.KERNELS,
     undo_size=rules.STATE_SIZE,
     has_chance=True,
+    afterstates=rules.afterstates,
     heuristics={
         "singleton": Heuristic(
             "singleton",
@@ -72,7 +73,6 @@ class BackgammonState(GameState):
 
     info = INFO
     __slots__ = ()
-    afterstate_kernel = rules.afterstates
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
         check_options("backgammon", options, ("scoring",))
