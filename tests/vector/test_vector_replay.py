@@ -1,0 +1,140 @@
+"""A batch run matches the same games played one by one through the GameState.
+
+Each batch keeps a trace of every action and chance outcome per slot. After every step the
+test replays the new trace entries through a GameState (checked ``apply``: every move and
+chance outcome must be legal there) and compares the batch's state row, player, mask,
+observation, rewards and end flags with the GameState's.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import plies.vector as pv
+from plies.registration import state_class
+
+GAMES = ["tictactoe", "connect_four", "nine_mens_morris", "dice_wars"]
+if os.path.exists(os.path.join(os.path.dirname(pv.__file__), "entries", "backgammon.py")):
+    GAMES.append("backgammon")
+
+STEPS = {"tictactoe": 60, "connect_four": 80, "nine_mens_morris": 150, "dice_wars": 150,
+         "backgammon": 150}
+
+
+def replay_check(game: str, num_envs: int, steps: int, seed: int, parallel: bool,
+                 **options) -> dict[str, int]:
+    batch = pv.make(game, num_envs, seed=seed, trace=100_000, parallel=parallel, **options)
+    cls = state_class(game)
+    states: list = [None] * num_envs  # made at each slot's first TRACE_RESET
+    done = [0] * num_envs  # trace entries already replayed
+    decisions = [0] * num_envs  # player actions in the current game
+    stats = {"ended": 0, "truncated": 0, "chance": 0}
+    for _ in range(steps):
+        batch.step(batch.sample_actions())
+        for i in range(num_envs):
+            trace = batch.trace(i)
+            new, done[i] = trace[done[i]:], len(trace)
+            state = states[i]
+            ended = False
+            for k, entry in enumerate(new):
+                if entry == pv.TRACE_RESET and state is None:
+                    state = states[i] = cls(batch.start_state(i))  # the first game
+                elif entry == pv.TRACE_RESET:
+                    # the game before the reset is over: terminal (rewards = returns) or capped
+                    assert k > 0 and not ended
+                    ended = True
+                    if state.is_terminal():
+                        assert batch.terminations[i] and not batch.truncations[i]
+                        np.testing.assert_allclose(batch.rewards[i], state.returns(), rtol=1e-6)
+                        stats["ended"] += 1
+                    else:
+                        assert batch.truncations[i] and not batch.terminations[i]
+                        assert decisions[i] == batch.max_game_length
+                        np.testing.assert_array_equal(batch.rewards[i], 0.0)
+                        stats["truncated"] += 1
+                    state = states[i] = cls(batch.start_state(i))
+                    decisions[i] = 0
+                else:
+                    if state.is_chance_node():
+                        stats["chance"] += 1
+                    else:
+                        decisions[i] += 1
+                    state.apply(entry)  # checked: raises if the batch did something illegal
+            if not ended:
+                assert not batch.terminations[i] and not batch.truncations[i]
+                np.testing.assert_array_equal(batch.rewards[i], 0.0)
+            # after a step every game waits for a player: chance was resolved inside
+            assert state.current_player >= 0
+            np.testing.assert_array_equal(batch.states[i], state.array)
+            assert batch.current_player[i] == state.current_player
+            np.testing.assert_array_equal(batch.action_mask[i], state.action_mask().astype(bool))
+            np.testing.assert_array_equal(
+                batch.observations[i], state.observation(state.current_player)
+            )
+    return stats
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_batch_matches_gamestate_replay(game):
+    options = {"maps": 3} if game == "dice_wars" else {}
+    stats = replay_check(game, 12, STEPS[game], seed=7, parallel=False, **options)
+    if game in ("tictactoe", "connect_four"):
+        assert stats["ended"] > 0
+    if game in ("dice_wars", "backgammon"):
+        assert stats["chance"] > 0
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "nine_mens_morris"])
+def test_truncation_matches_replay(game):
+    stats = replay_check(game, 6, 40, seed=3, parallel=False, max_game_length=7)
+    assert stats["truncated"] > 0
+
+
+def test_parallel_replay_matches_gamestate():
+    replay_check("connect_four", 300, 30, seed=11, parallel=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_and_serial_runs_are_identical(game):
+    """Each game has its own generator, so the thread that steps it does not matter."""
+    options = {"maps": 2} if game == "dice_wars" else {}
+    runs = []
+    for parallel in (False, True):
+        batch = pv.make(game, 40, seed=5, parallel=parallel, **options)
+        for _ in range(25):
+            batch.step(batch.sample_actions())
+        runs.append(batch.states.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_start_states_are_the_games_initial_positions():
+    for game in ("tictactoe", "connect_four", "nine_mens_morris"):
+        batch = pv.make(game, 3, seed=0, trace=100)
+        expected = state_class(game)().array
+        for i in range(3):
+            np.testing.assert_array_equal(batch.start_state(i), expected)
+
+
+def test_dice_wars_resets_deal_the_slot_map_anew():
+    from plies.envs.dice_wars import rules
+
+    batch = pv.make("dice_wars", 4, seed=2, maps=2, trace=10)
+    n = int(batch.initial_states[0, rules.NUM_AREAS])
+    owners = slice(rules.AREAS, rules.AREAS + n)
+    deals = set()
+    for _ in range(30):
+        batch.reset()
+        for i in range(4):
+            start = batch.start_state(i)
+            row = batch.initial_states[i % 2]
+            # everything but the owners comes from the slot's map row
+            rest = np.ones(len(row), bool)
+            rest[owners] = False
+            np.testing.assert_array_equal(start[rest], row[rest])
+            counts = np.bincount(start[owners], minlength=4)
+            assert counts.max() - counts.min() <= 1  # seats take areas in turn
+            deals.add(tuple(start[owners]))
+    assert len(deals) > 100  # redrawn each time
