@@ -50,6 +50,8 @@ HASH_SIG = types.int64(STATE_T)
 """hash(state) -> int64 key of the position (for transposition tables)."""
 CHANCE_SIG = types.int64(STATE_T, ACTIONS_T, PROBS_T)
 """chance_outcomes(state, outcomes, probs) -> count, at a CHANCE node."""
+OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
+"""observe(state, seat, out): the seat's observation, flattened, written into out (float32)."""
 AFTERSTATES_SIG = types.int64(STATE_T, types.int64[:, ::1], types.int64[:, ::1])
 """afterstates(state, out, paths) -> count (-1 if out is too small): the distinct end-of-turn
 positions of the roll or turn being played, with one action sequence (-1 padded) to each."""

@@ -19,9 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from plies.envs.core import CHANCE, STATE_T, TERMINAL
+from plies.envs.core import CHANCE, OBSERVE_SIG, TERMINAL
 
-OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
 """observe(state, seat, out): a game's observation for seat, flattened into out."""
 OBSERVE_T = types.FunctionType(OBSERVE_SIG)
 

@@ -42,8 +42,8 @@ from plies.envs.core import (
     EVAL_SIG,
     HASH_SIG,
     LEGAL_SIG,
+    OBSERVE_SIG,
     RETURNS_SIG,
-    STATE_T,
     STEP_SIG,
     TERMINAL,
     UNDO_SIG,
@@ -319,7 +319,6 @@ def apply_and_list(state, action, undo_row, out):
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
 
-OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
 """observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 
 

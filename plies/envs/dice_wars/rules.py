@@ -22,7 +22,7 @@ reinforcement die, the area that receives it (uniform over own areas with fewer 
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from plies.envs.core import (
     APPLY_SIG,
@@ -31,8 +31,8 @@ from plies.envs.core import (
     EVAL_SIG,
     HASH_SIG,
     LEGAL_SIG,
+    OBSERVE_SIG,
     RETURNS_SIG,
-    STATE_T,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -551,7 +551,6 @@ def evaluate_win_prob(state, seat, params):
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
 
-OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
 """observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 
 

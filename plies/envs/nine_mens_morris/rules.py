@@ -21,7 +21,7 @@ undo row; the options follow them.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from plies.envs.core import (
     APPLY_SIG,
@@ -29,8 +29,8 @@ from plies.envs.core import (
     EVAL_SIG,
     HASH_SIG,
     LEGAL_SIG,
+    OBSERVE_SIG,
     RETURNS_SIG,
-    STATE_T,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -510,7 +510,6 @@ def evaluate_stones(state, seat, params):
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
 
-OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
 """observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 OBSERVATION_SIZE = 55
 

@@ -6,7 +6,7 @@ State layout (int64): ``[player, cell_0 .. cell_8, moves_made, result]``; cells 
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from plies.envs.core import (
     APPLY_SIG,
@@ -14,8 +14,8 @@ from plies.envs.core import (
     EVAL_SIG,
     HASH_SIG,
     LEGAL_SIG,
+    OBSERVE_SIG,
     RETURNS_SIG,
-    STATE_T,
     STEP_SIG,
     TERMINAL,
     UNDO_SIG,
@@ -134,7 +134,6 @@ def apply_and_list(state, action, undo_row, out):
     return (legal_actions(state, out) << 4) | (state[0] + 4)
 
 
-OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
 """observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 OBSERVATION_SIZE = 18
 
