@@ -7,9 +7,14 @@ and the same exploration constant. python benchmarks/bench_mcts.py [--simulation
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import pyspiel
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, report
 from plies.agents import make

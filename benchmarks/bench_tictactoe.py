@@ -6,12 +6,18 @@ python benchmarks/bench_tictactoe.py [--seconds 2]
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import pyspiel
 from pettingzoo.classic import tictactoe_v3
 
 import plies
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from benchmarks.common import aec_playout, machine, openspiel_playout, plies_state_playout, rate, report
 from plies.classroom.tictactoe import outcome_counts
 from plies.envs.tictactoe import TicTacToeState

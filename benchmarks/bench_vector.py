@@ -15,9 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import aec_playout, machine
 
