@@ -1,4 +1,4 @@
-"""The ``plies`` command: play, tournament, report, solve, games, agents."""
+"""The ``plies`` command: play, tournament, report, solve, train, games, agents."""
 
 from __future__ import annotations
 
@@ -160,6 +160,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    module = importlib.import_module(f"plies.training.{args.game}")
+    return module.main(args.options)
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     from plies.registration import GYM_IDS
 
@@ -231,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
     s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")
     s.set_defaults(func=cmd_solve)
+
+    tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",
+                        description="backgammon: TD(lambda) self-play; dice_wars: supervised fitting on "
+                        "self-play games. `plies train GAME --help` lists the options of each.")
+    tr.add_argument("game", choices=("backgammon", "dice_wars"), help="the game whose network to train")
+    tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
+    tr.set_defaults(func=cmd_train)
 
     sub.add_parser("games", help="list the games and their ids").set_defaults(func=cmd_games)
     sub.add_parser("agents", help="list the agents and their parameters").set_defaults(func=cmd_agents)

@@ -381,6 +381,8 @@ class DwExpectiminimaxAgent(BaseAgent):
     Like the report's player it does not end a turn early unless ``end_turn`` is true, in which
     case ending the turn competes with the attacks. ``filter`` keeps the k best children (by
     the heuristic) at nodes with two or more plies left (0 = full width).
+    ``eval=net`` scores the leaves with the shipped value network (``eval=<file>.pt``: another
+    one; plies/agents/value_net.py) in one batch per decision; ``filter`` is then not used.
     """
 
     spec_name = "dw_expectiminimax"

@@ -1,0 +1,480 @@
+"""Value networks (torch) that replace the heuristic inside the searches, and their Evaluator.
+
+- ``DiceWarsNet``: a small network over the map. Per-area features (dice, neighbourhood,
+  threat, region membership, the owner's place in the turn order) and per-seat features (areas,
+  dice, largest region, reserve); ``layers`` rounds of message passing along the adjacency
+  (separate weights for friendly and enemy neighbours; ``layers=0`` is the pooled MLP), then
+  the areas are pooled per owner and one shared head scores every seat: a softmax over the seats
+  alive gives each seat's probability of winning.
+- ``BackgammonNet``: TD-Gammon's network: 198 inputs (four units per point and side, bar,
+  borne off, side on roll), one hidden layer of sigmoids, outputs P(win), P(gammon win),
+  P(gammon loss) of the side that rolls next.
+- ``NetEvaluator(model)``: the ``Evaluator`` for any of them (CPU or CUDA): a batch of states is
+  encoded in compiled code and scored by ONE forward pass.
+- ``net_evaluator(game, path)``: the shipped weights (``plies/agents/weights/<game>_net.pt``)
+  or a checkpoint, for the ``eval=net`` of search specs (``expectiminimax:depth=2,eval=net``).
+
+torch is the ``nn`` extra; everything here that needs it says so when it is missing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from plies.agents.evaluators import BatchEvaluator
+from plies.envs.backgammon import rules as bg_rules
+from plies.envs.dice_wars import rules
+from plies.envs.dice_wars.probabilities import ATTACK_WIN
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+NN_HINT = 'value networks need torch: pip install "plies[nn]"'
+
+
+def require_torch():
+    """Imports torch, or raises an ImportError naming the extra to install."""
+    try:
+        import torch
+    except ImportError as err:
+        raise ImportError(NN_HINT) from err
+    return torch
+
+
+def shipped_weights(game: str) -> Path:
+    return WEIGHTS_DIR / f"{game}_net.pt"
+
+
+# ----- Dice Wars features ---------------------------------------------------------------------
+DW_MAX_PLAYERS = 8
+DW_AREA_FEATURES = 12 + DW_MAX_PLAYERS
+DW_PLAYER_FEATURES = 8 + DW_MAX_PLAYERS
+
+
+@njit(cache=True)
+def _dw_encode(states, max_areas, area, player, alive, owner_1h, adj_own, adj_enemy):
+    """Fills the feature arrays of a batch of Dice Wars states (rows zero padded at the end)."""
+    base = rules.AREAS
+    for b in range(states.shape[0]):
+        s = states[b]
+        n = s[rules.NUM_AREAS]
+        players = s[rules.NUM_PLAYERS]
+        width = s[rules.MAX_DEGREE]
+        turn = s[rules.TURN]
+        all_dice = 0
+        for a in range(n):
+            all_dice += s[base + n + a]
+        # the largest region of every seat, and which areas belong to it
+        in_best = np.zeros(n, np.int64)
+        label = np.full(n, -1, np.int64)
+        best_label = np.full(DW_MAX_PLAYERS, -1, np.int64)
+        best_size = np.zeros(DW_MAX_PLAYERS, np.int64)
+        stack = np.empty(n, np.int64)
+        for start in range(n):
+            if label[start] >= 0:
+                continue
+            p = s[base + start]
+            label[start] = start
+            stack[0] = start
+            top = 1
+            size = 0
+            while top > 0:
+                top -= 1
+                x = stack[top]
+                size += 1
+                for k in range(s[base + 2 * n + x]):
+                    y = s[base + 3 * n + x * width + k]
+                    if label[y] < 0 and s[base + y] == p:
+                        label[y] = start
+                        stack[top] = y
+                        top += 1
+            if size > best_size[p]:
+                best_size[p] = size
+                best_label[p] = start
+        for a in range(n):
+            if label[a] == best_label[s[base + a]]:
+                in_best[a] = 1
+        counts = np.zeros(DW_MAX_PLAYERS, np.int64)
+        dice_of = np.zeros(DW_MAX_PLAYERS, np.int64)
+        for a in range(n):
+            p = s[base + a]
+            d = s[base + n + a]
+            counts[p] += 1
+            dice_of[p] += d
+            deg = s[base + 2 * n + a]
+            enemies = 0
+            friends = 0
+            max_enemy = 0
+            best_attack = 0.0
+            for k in range(deg):
+                y = s[base + 3 * n + a * width + k]
+                dy = s[base + n + y]
+                if s[base + y] == p:
+                    friends += 1
+                    adj_own[b, a, y] = 1.0
+                else:
+                    enemies += 1
+                    adj_enemy[b, a, y] = 1.0
+                    if dy > max_enemy:
+                        max_enemy = dy
+                    if d > 1 and ATTACK_WIN[d, dy] > best_attack:
+                        best_attack = ATTACK_WIN[d, dy]
+            if friends > 0:
+                for y in range(n):
+                    adj_own[b, a, y] /= friends
+            if enemies > 0:
+                for y in range(n):
+                    adj_enemy[b, a, y] /= enemies
+            f = area[b, a]
+            f[0] = d / 8.0
+            f[1] = 1.0 if d == 8 else 0.0
+            f[2] = 1.0 if d == 1 else 0.0
+            f[3] = deg / 6.0
+            f[4] = enemies / 6.0
+            f[5] = friends / 6.0
+            f[6] = max_enemy / 8.0
+            f[7] = best_attack
+            f[8] = rules.hold_probability(s, a, p, d)
+            f[9] = in_best[a]
+            f[10] = 1.0 if enemies > 0 else 0.0
+            f[11] = 1.0 if p == turn else 0.0
+            f[12 + (p - turn) % players] = 1.0
+            owner_1h[b, a, p] = 1.0
+        to_place = s[rules.TO_PLACE] if s[rules.PHASE] == rules.PHASE_REINFORCE else 0
+        for p in range(players):
+            if counts[p] == 0:
+                continue
+            alive[b, p] = 1.0
+            g = player[b, p]
+            g[0] = counts[p] / n
+            g[1] = dice_of[p] / (8.0 * n)
+            g[2] = best_size[p] / n
+            g[3] = np.log(best_size[p] + 1.0) / np.log(n + 1.0)
+            g[4] = dice_of[p] / max(all_dice, 1)
+            g[5] = min(s[rules.RESERVE + p], 64) / 16.0
+            if p == turn:
+                g[6] = to_place / 16.0
+                g[7] = s[rules.ATTACKS] / 8.0
+            g[8 + (p - turn) % players] = 1.0
+
+
+def dw_encode(states: np.ndarray) -> dict[str, np.ndarray]:
+    """Feature arrays of a batch of Dice Wars states (rows of any int dtype, zero padded)."""
+    states = np.ascontiguousarray(states, np.int64)
+    b = states.shape[0]
+    a = int(states[:, rules.NUM_AREAS].max()) if b else 1
+    out = {
+        "area": np.zeros((b, a, DW_AREA_FEATURES), np.float32),
+        "player": np.zeros((b, DW_MAX_PLAYERS, DW_PLAYER_FEATURES), np.float32),
+        "alive": np.zeros((b, DW_MAX_PLAYERS), np.float32),
+        "owner": np.zeros((b, a, DW_MAX_PLAYERS), np.float32),
+        "adj_own": np.zeros((b, a, a), np.float32),
+        "adj_enemy": np.zeros((b, a, a), np.float32),
+    }
+    _dw_encode(states, a, out["area"], out["player"], out["alive"], out["owner"],
+               out["adj_own"], out["adj_enemy"])
+    return out
+
+
+@njit(cache=True)
+def _dw_resolve_battles(states, out, weights, parent):
+    """Rows of ``states`` with their pending battle resolved: two rows (won, lost) for a
+    battle, weighted by its odds; one row of weight 1 otherwise. Returns the row count."""
+    k = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        if s[rules.PHASE] != rules.PHASE_BATTLE:
+            out[k] = s
+            weights[k] = 1.0
+            parent[k] = i
+            k += 1
+            continue
+        n = s[rules.NUM_AREAS]
+        src = s[rules.SOURCE]
+        tgt = s[rules.TARGET]
+        sd = s[rules.AREAS + n + src]
+        p = ATTACK_WIN[sd, s[rules.AREAS + n + tgt]]
+        for won in range(2):
+            row = out[k]
+            row[:] = s
+            row[0] = s[rules.TURN]
+            row[rules.PHASE] = rules.PHASE_MOVE
+            row[rules.AREAS + n + src] = 1
+            if won == 1:
+                row[rules.AREAS + tgt] = s[rules.TURN]
+                row[rules.AREAS + n + tgt] = sd - 1
+            weights[k] = p if won == 1 else 1.0 - p
+            parent[k] = i
+            k += 1
+    return k
+
+
+# ----- Backgammon features (TD-Gammon's) ------------------------------------------------------
+BG_INPUTS = 198
+
+
+@njit(cache=True)
+def _bg_encode(states, out, mover):
+    """TD-Gammon's 198 inputs, from the view of ``mover[b]``, the side that moves next: for
+    each side (mover first) and point 1..24 four units (1, 2, 3 checkers, (n - 3) / 2), bar / 2,
+    borne off / 15; then two units for the side on roll (always the first side here)."""
+    for b in range(states.shape[0]):
+        s = states[b]
+        me = mover[b]
+        k = 0
+        for side in range(2):
+            seat = me if side == 0 else 1 - me
+            base = bg_rules.BOARD + bg_rules.SIDE * seat
+            for i in range(1, 25):
+                c = s[base + i]
+                out[b, k] = 1.0 if c >= 1 else 0.0
+                out[b, k + 1] = 1.0 if c >= 2 else 0.0
+                out[b, k + 2] = 1.0 if c >= 3 else 0.0
+                out[b, k + 3] = (c - 3) / 2.0 if c > 3 else 0.0
+                k += 4
+            out[b, k] = s[base + bg_rules.BAR] / 2.0
+            out[b, k + 1] = s[base + bg_rules.OFF] / 15.0
+            k += 2
+        out[b, k] = 1.0
+        out[b, k + 1] = 0.0
+
+
+def bg_mover(states: np.ndarray) -> np.ndarray:
+    """The side that moves next in each backgammon state (the roller at a chance node)."""
+    player = states[:, bg_rules.PLAYER]
+    return np.where(player >= 0, player, states[:, bg_rules.ROLLER]).astype(np.int64)
+
+
+def bg_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.ndarray:
+    states = np.ascontiguousarray(states, np.int64)
+    mover = bg_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
+    out = np.zeros((states.shape[0], BG_INPUTS), np.float32)
+    _bg_encode(states, out, mover)
+    return out
+
+
+# ----- networks ----------------------------------------------------------------------------------
+class _LazyModule:
+    """Builds the torch classes on first use, so importing this module needs no torch."""
+
+    _classes: dict[str, type] = {}
+
+    @classmethod
+    def get(cls, name: str) -> type:
+        if not cls._classes:
+            cls._classes.update(_build_classes())
+        return cls._classes[name]
+
+
+def _build_classes() -> dict[str, type]:
+    torch = require_torch()
+    nn = torch.nn
+
+    class DiceWarsNet(nn.Module):
+        """Win probability of every seat of a Dice Wars position (see the module docstring)."""
+
+        game = "dice_wars"
+        arch = "dice_wars_net"
+
+        def __init__(self, hidden: int = 32, layers: int = 2) -> None:
+            super().__init__()
+            self.config = {"hidden": hidden, "layers": layers}
+            self.embed = nn.Linear(DW_AREA_FEATURES, hidden)
+            self.own = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
+            self.enemy = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
+            self.update = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(layers))
+            self.head = nn.Sequential(
+                nn.Linear(2 * hidden + DW_PLAYER_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+            )
+
+        def forward(self, area, player, alive, owner, adj_own, adj_enemy):
+            h = torch.relu(self.embed(area))
+            for own, enemy, update in zip(self.own, self.enemy, self.update):
+                message = own(torch.bmm(adj_own, h)) + enemy(torch.bmm(adj_enemy, h))
+                h = h + torch.relu(update(h) + message)
+            counts = owner.sum(1).clamp(min=1.0).unsqueeze(-1)  # B x seats x 1
+            pooled = torch.bmm(owner.transpose(1, 2), h)  # B x seats x hidden
+            n_areas = area.shape[1]
+            x = torch.cat([pooled / n_areas, pooled / counts, player], -1)
+            logits = self.head(x).squeeze(-1)
+            logits = logits.masked_fill(alive <= 0, -1e9)
+            return torch.log_softmax(logits, -1)  # log P(seat wins), B x 8
+
+        def tensors(self, states: np.ndarray, device) -> tuple:
+            feats = dw_encode(states)
+            return tuple(torch.from_numpy(feats[k]).to(device) for k in
+                         ("area", "player", "alive", "owner", "adj_own", "adj_enemy"))
+
+        def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
+            """Values (2 P(win) - 1) of every seat, B x num_players, one forward pass; pending
+            battles are scored as the expectation over their two outcomes."""
+            states = np.ascontiguousarray(states, np.int64)
+            rows = np.empty((2 * len(states), states.shape[1]), np.int64)
+            weights = np.empty(2 * len(states), np.float64)
+            parent = np.empty(2 * len(states), np.int64)
+            k = _dw_resolve_battles(states, rows, weights, parent)
+            with torch.no_grad():
+                logp = self(*self.tensors(rows[:k], device))
+            p = logp.exp().cpu().numpy().astype(np.float64)[:, :num_players]
+            if k != len(states):  # battles were split in two rows: weight them back together
+                starts = np.flatnonzero(np.r_[True, parent[1:k] != parent[: k - 1]])
+                p = np.add.reduceat(p * weights[:k, None], starts, axis=0)
+            return np.clip(2.0 * p - 1.0, -0.999999, 0.999999)
+
+    class BackgammonNet(nn.Module):
+        """TD-Gammon's network: 198 inputs, ``hidden`` sigmoid units, three sigmoid outputs
+        P(win), P(win a gammon), P(lose a gammon) for the side that moves next."""
+
+        game = "backgammon"
+        arch = "backgammon_td"
+
+        def __init__(self, hidden: int = 80) -> None:
+            super().__init__()
+            self.config = {"hidden": hidden}
+            self.hidden = nn.Linear(BG_INPUTS, hidden)
+            self.out = nn.Linear(hidden, 3)
+
+        def forward(self, x):
+            return torch.sigmoid(self.out(torch.sigmoid(self.hidden(x))))
+
+        def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
+            return (torch.from_numpy(bg_encode(states, mover)).to(device),)
+
+        @staticmethod
+        def equity(p, scoring: int):
+            """Expected points for the side to move: 2 P(win) - 1, plus gammons when they count."""
+            value = 2.0 * p[..., 0] - 1.0
+            if scoring:
+                value = value + p[..., 1] - p[..., 2]
+            return value
+
+        def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
+            states = np.ascontiguousarray(states, np.int64)
+            mover = bg_mover(states)
+            with torch.no_grad():
+                p = self(*self.tensors(states, device, mover)).cpu().numpy().astype(np.float64)
+            scoring = states[:, bg_rules.SCORING]
+            eq = 2.0 * p[:, 0] - 1.0 + scoring * (p[:, 1] - p[:, 2])
+            # values in (-1, 1): with gammons, expected points / 3
+            eq = np.where(scoring > 0, eq / 3.0, eq)
+            eq = np.clip(eq, -0.999999, 0.999999)
+            out = np.empty((len(states), 2))
+            rows = np.arange(len(states))
+            out[rows, mover] = eq
+            out[rows, 1 - mover] = -eq
+            return out
+
+    return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet}
+
+
+def DiceWarsNet(**config: Any):  # noqa: N802 - a factory named like the class it builds
+    """The Dice Wars network (``hidden``, ``layers``: 0 = pooled MLP, no message passing)."""
+    return _LazyModule.get("DiceWarsNet")(**config)
+
+
+def BackgammonNet(**config: Any):  # noqa: N802
+    """TD-Gammon's network (``hidden`` units)."""
+    return _LazyModule.get("BackgammonNet")(**config)
+
+
+ARCHITECTURES = {"dice_wars_net": ("dice_wars", DiceWarsNet),
+                 "backgammon_td": ("backgammon", BackgammonNet)}
+
+
+def build(arch: str, config: dict[str, Any]):
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown network architecture {arch!r}; known: {', '.join(ARCHITECTURES)}")
+    return ARCHITECTURES[arch][1](**config)
+
+
+# ----- saving and loading --------------------------------------------------------------------------
+def model_payload(model) -> dict[str, Any]:
+    """What identifies a network: game, architecture, its config and weights."""
+    return {"game": model.game, "arch": model.arch, "arch_config": dict(model.config),
+            "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
+
+
+def check_payload(payload: dict[str, Any], game: str | None, arch: str | None, path: Any) -> None:
+    """Raises a ValueError saying what does not match (another game's or architecture's file)."""
+    if not isinstance(payload, dict) or "arch" not in payload or "game" not in payload:
+        raise ValueError(f"{path} is not a plies value-network file or checkpoint")
+    if game is not None and payload["game"] != game:
+        raise ValueError(f"{path} holds a {payload['game']} network, not one for {game}")
+    if arch is not None and payload["arch"] != arch:
+        raise ValueError(f"{path} holds a {payload['arch']!r} network, not {arch!r}")
+
+
+def load_value_net(path: str | Path, game: str | None = None, config: dict | None = None,
+                   device: str = "cpu"):
+    """A network from shipped weights or a training checkpoint; ``game`` (and ``config``, the
+    architecture's settings) must match what the file holds."""
+    torch = require_torch()
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no network weights at {path}")
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    check_payload(payload, game, None, path)
+    if config is not None and dict(config) != payload["arch_config"]:
+        raise ValueError(f"{path} holds a network with {payload['arch_config']}, not {config}")
+    model = build(payload["arch"], payload["arch_config"])
+    model.load_state_dict(payload["state_dict"])
+    model.eval()
+    return model.to(device)
+
+
+# ----- the Evaluator -----------------------------------------------------------------------
+class NetEvaluator(BatchEvaluator):
+    """A torch value network as an ``Evaluator``: every call encodes the batch and runs ONE
+    forward pass (``calls`` counts them), on ``device`` ("cpu", "cuda", ...)."""
+
+    def __init__(self, model, device: str | None = None, name: str = "net") -> None:
+        torch = require_torch()
+        self.device = torch.device(device) if device else next(model.parameters()).device
+        self.model = model.to(self.device).eval()
+        self.name = name
+        self.calls = 0
+
+    def evaluate_all(self, states: np.ndarray, root: int, num_players: int,
+                     zero_sum: bool) -> np.ndarray:
+        self.calls += 1
+        return self.model.seat_values(states, num_players, self.device)
+
+    def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
+        states = np.ascontiguousarray(states, np.int64)
+        # slot 1 of a Dice Wars state is its number of players; backgammon has two
+        n = int(states[:, 1].max()) if self.model.game == "dice_wars" else 2
+        return self.evaluate_all(states, seat, n, True)[:, seat]
+
+    def __repr__(self) -> str:
+        return f"NetEvaluator({self.model.arch}, device={self.device})"
+
+
+_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def net_evaluator(game: str, path: str | Path | None = None, threads: int | None = 1) -> NetEvaluator:
+    """The evaluator behind ``eval=net`` (the shipped weights of ``game``) or ``eval=<file>.pt``;
+    networks are loaded once per process. ``threads`` caps torch's CPU threads (search
+    processes run side by side; small nets gain nothing from more)."""
+    torch = require_torch()
+    if threads:
+        torch.set_num_threads(threads)
+    file = Path(path) if path else shipped_weights(game)
+    key = (game, str(file))
+    if key not in _CACHE:
+        if not file.exists() and path is None:
+            raise FileNotFoundError(
+                f"no shipped {game} network ({file}); train one with `plies train {game}`")
+        _CACHE[key] = load_value_net(file, game)
+    return NetEvaluator(_CACHE[key])
+
+
+def is_net_spec(name: str) -> bool:
+    return name == "net" or name.endswith(".pt")
+
+
+def evaluator_for_spec(state, name: str) -> NetEvaluator:
+    """``eval=net`` / ``eval=<file>.pt`` of an agent spec, for ``state``'s game."""
+    return net_evaluator(state.info.name, None if name == "net" else name)

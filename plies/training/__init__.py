@@ -1,0 +1,8 @@
+"""Training value networks by self-play (the ``nn`` extra): ``plies train backgammon|dice_wars``.
+
+- ``selfplay``: games of any agents on the tournament engine's backends, replayable records;
+- ``records``: game records stored in chunks;
+- ``common``: atomic checkpoints with exact resume, metrics CSV, learning curves;
+- ``backgammon``: TD(lambda) self-play of TD-Gammon's network;
+- ``dice_wars``: supervised fitting of the map network on self-play games (``dw_data``).
+"""

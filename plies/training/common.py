@@ -1,0 +1,168 @@
+"""What every training run shares: checkpoints, metrics, learning curves, evaluation games.
+
+Checkpoints hold the network (game, architecture, its config, weights), the optimiser's state,
+the run's config, its counters and every random generator's state, and are written atomically
+(a temporary file renamed into place), so an interrupted run loses at most the work since the
+last checkpoint and ``--resume`` continues exactly as if it had not stopped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from plies.agents.value_net import check_payload, model_payload, require_torch
+
+
+def atomic_save(obj: Any, path: str | Path) -> None:
+    """torch.save to a temporary file in the same folder, then rename it over ``path``."""
+    torch = require_torch()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights are shipped files
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def rng_states(rng: np.random.Generator) -> dict[str, Any]:
+    torch = require_torch()
+    return {"numpy": rng.bit_generator.state, "python": random.getstate(),
+            "torch": torch.get_rng_state()}
+
+
+def restore_rng_states(states: dict[str, Any], rng: np.random.Generator) -> None:
+    torch = require_torch()
+    rng.bit_generator.state = states["numpy"]
+    random.setstate(states["python"])
+    torch.set_rng_state(states["torch"])
+
+
+def save_checkpoint(path: str | Path, model, optimizer, config: dict[str, Any],
+                    progress: dict[str, Any], rng: np.random.Generator) -> None:
+    payload = model_payload(model)
+    payload.update({
+        "optimizer": optimizer.state_dict() if optimizer is not None else None,
+        "config": dict(config),
+        "progress": dict(progress),
+        "rng": rng_states(rng),
+    })
+    atomic_save(payload, path)
+
+
+def load_checkpoint(path: str | Path, game: str, arch: str,
+                    arch_config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A checkpoint of this game and architecture (ValueError naming the mismatch otherwise)."""
+    torch = require_torch()
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    check_payload(payload, game, arch, path)
+    if arch_config is not None and payload["arch_config"] != dict(arch_config):
+        raise ValueError(
+            f"{path} holds a {arch} network with {payload['arch_config']}, but this run asks for "
+            f"{dict(arch_config)}: resume with the same settings, or start a new run folder")
+    return payload
+
+
+def save_weights(model, path: str | Path, card: dict[str, Any]) -> None:
+    """Shipped weights (network only, a few hundred KB) and their card ``<path>.json``."""
+    path = Path(path)
+    payload = model_payload(model)
+    payload["card"] = card
+    atomic_save(payload, path)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(card, indent=2) + "\n")
+    tmp.replace(path.with_suffix(".json"))
+
+
+class MetricsLog:
+    """A CSV file of metrics rows; on resume the rows after the checkpoint's step are dropped,
+    so the file reads as one uninterrupted run."""
+
+    def __init__(self, path: str | Path, fields: list[str], resume_step: int | None = None,
+                 step_field: str = "step") -> None:
+        self.path = Path(path)
+        self.fields = fields
+        rows: list[dict[str, str]] = []
+        if resume_step is not None and self.path.exists():
+            with open(self.path, newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(float(r[step_field])) <= resume_step]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            for r in rows:
+                writer.writerow({k: r.get(k, "") for k in fields})
+
+    def add(self, **row: Any) -> None:
+        with open(self.path, "a", newline="") as f:
+            csv.DictWriter(f, fieldnames=self.fields).writerow(
+                {k: row.get(k, "") for k in self.fields})
+
+    def rows(self) -> list[dict[str, str]]:
+        with open(self.path, newline="") as f:
+            return list(csv.DictReader(f))
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a rate (draws may count as half wins)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
+
+
+def plot_curve(metrics: str | Path, png: str | Path, x: str, series: dict[str, str],
+               title: str, interval: tuple[str, str] | None = None, ylabel: str = "") -> bool:
+    """A learning curve from the metrics CSV (rows where the series is empty are skipped);
+    returns False (and draws nothing) when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    with open(metrics, newline="") as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for column, label in series.items():
+        pts = [(float(r[x]), float(r[column])) for r in rows if r.get(column) not in ("", None)]
+        if not pts:
+            continue
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, marker="o", ms=3, label=label)
+        if interval and column == list(series)[0]:
+            lo = [float(r[interval[0]]) for r in rows if r.get(column) not in ("", None)]
+            hi = [float(r[interval[1]]) for r in rows if r.get(column) not in ("", None)]
+            ax.fill_between(xs, lo, hi, alpha=0.2, label="95% interval")
+    ax.set_xlabel(x.replace("_", " "))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    torch = require_torch()
+    random.seed(seed)
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)

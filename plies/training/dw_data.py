@@ -1,0 +1,101 @@
+"""Dice Wars training data: self-play games of the course bots and of expectiminimax, and the
+positions (with the winner) taken from them."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from plies.training.records import load_records, save_records
+from plies.training.selfplay import draw_lineups, generate
+
+DEFAULT_POOL = {
+    "win_prob": 3.0,
+    "single_turn": 2.0,
+    "strength_diff": 2.0,
+    "dw_expectiminimax": 3.0,
+    "dw_random": 1.0,
+    "dw_all_random": 1.0,
+}
+"""Agents sitting at the self-play tables, with their weights in the draw of each seat."""
+
+
+def ensure_games(
+    folder: Path,
+    games: int,
+    chunk: int,
+    seed: int,
+    workers: int,
+    pool: dict[str, float] | None = None,
+    backend: str = "process",
+    options: dict[str, Any] | None = None,
+    progress: bool = True,
+    tag: str = "games",
+) -> list[Path]:
+    """Self-play chunks ``folder/<tag>_<k>.npz`` until ``games`` games exist; chunks already
+    on disk are kept (an interrupted run continues where it stopped)."""
+    pool = dict(pool or DEFAULT_POOL)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k in range((games + chunk - 1) // chunk):
+        path = folder / f"{tag}_{k:04d}.npz"
+        paths.append(path)
+        if path.exists():
+            continue
+        n = min(chunk, games - k * chunk)
+        rng = np.random.default_rng([seed, k])
+        num_seats = int((options or {}).get("num_players", 4))
+        lineups = draw_lineups(list(pool), list(pool.values()), num_seats, n, rng)
+        start = time.perf_counter()
+        records = generate("dice_wars", lineups, seed=seed, first_index=k * chunk,
+                           workers=workers, backend=backend, options=options, progress=progress)
+        save_records(records, path)
+        add_seconds(folder, time.perf_counter() - start)
+    return paths
+
+
+def add_seconds(folder: Path, seconds: float) -> float:
+    """Adds to the wall time spent on the folder's self-play (``seconds.json``)."""
+    file = folder / "seconds.json"
+    total = json.loads(file.read_text())["seconds"] if file.exists() else 0.0
+    total += seconds
+    file.write_text(json.dumps({"seconds": round(total, 1)}))
+    return total
+
+
+def positions(paths: list[Path], keep: float, seed: int,
+              options: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """Positions of the games in ``paths``: every player decision and reinforcement step is
+    kept with probability ``keep`` (pending battles are not: searches resolve them).
+    Returns states (int16, zero padded), winner seat and game index per position; games
+    without a winner (cancelled, truncated) are skipped."""
+    from plies.envs.dice_wars import rules
+    from plies.training.selfplay import replay
+
+    rng = np.random.default_rng(seed)
+    rows: list[np.ndarray] = []
+    winners: list[int] = []
+    games: list[int] = []
+    for path in paths:
+        for record in load_records(path):
+            if max(record.returns) < 1.0:
+                continue
+            winner = int(np.argmax(record.returns))
+            for state in replay("dice_wars", record, options):
+                s = state.array
+                if s[0] == rules.TERMINAL or s[rules.PHASE] == rules.PHASE_BATTLE:
+                    continue
+                if rng.random() < keep:
+                    rows.append(s.astype(np.int16))
+                    winners.append(winner)
+                    games.append(record.index)
+    width = max(len(r) for r in rows)
+    states = np.zeros((len(rows), width), np.int16)
+    for i, r in enumerate(rows):
+        states[i, : len(r)] = r
+    return {"states": states, "winners": np.array(winners, np.int64),
+            "games": np.array(games, np.int64)}

@@ -1,0 +1,49 @@
+"""Game records on disk: seeds, seatings, returns and every action, in one ``.npz`` per chunk."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from plies.evaluation.store import GameRecord
+
+
+def save_records(records: list[GameRecord], path: str | Path) -> None:
+    """Writes records atomically (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lengths = np.array([len(r.actions) for r in records], np.int64)
+    actions = np.concatenate([np.asarray(r.actions, np.int64) for r in records]) if records else np.zeros(0, np.int64)
+    meta = [{"index": r.index, "seats": r.seats, "plies": r.plies, "truncated": r.truncated}
+            for r in records]
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+    os.close(fd)
+    with open(tmp, "wb") as f:
+        np.savez_compressed(
+            f,
+            seeds=np.array([r.seed for r in records], np.uint64),
+            returns=np.array([r.returns for r in records], np.float64).reshape(len(records), -1),
+            lengths=lengths,
+            actions=actions,
+            meta=np.array(json.dumps(meta)),
+        )
+    os.replace(tmp, path)
+
+
+def load_records(path: str | Path) -> list[GameRecord]:
+    with np.load(path) as data:
+        meta = json.loads(str(data["meta"]))
+        offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
+        out = []
+        for k, m in enumerate(meta):
+            out.append(GameRecord(
+                index=m["index"], seed=int(data["seeds"][k]), seats=m["seats"],
+                returns=[float(x) for x in data["returns"][k]], plies=m["plies"],
+                truncated=m["truncated"], decision_seconds=[], decisions=[],
+                actions=data["actions"][offsets[k]:offsets[k + 1]].tolist(),
+            ))
+    return out

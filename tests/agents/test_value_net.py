@@ -1,0 +1,211 @@
+"""Value networks: encodings, the batched Evaluator inside expectiminimax, the eval=net hook."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from plies.agents import value_net  # noqa: E402
+from plies.agents.expectiminimax import ExpectiminimaxAgent, analyse  # noqa: E402
+from plies.agents.value_net import (  # noqa: E402
+    BackgammonNet,
+    DiceWarsNet,
+    NetEvaluator,
+    bg_encode,
+    load_value_net,
+)
+from plies.envs.backgammon import rules as bg_rules  # noqa: E402
+from plies.envs.backgammon.state import BackgammonState  # noqa: E402
+from plies.envs.core import sample_chance  # noqa: E402
+from plies.envs.dice_wars import rules as dw_rules  # noqa: E402
+from plies.envs.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
+from plies.envs.dice_wars.state import DiceWarsState  # noqa: E402
+from plies.training.common import save_weights  # noqa: E402
+
+
+def counting(model):
+    """Counts forward passes and the rows they were given."""
+    seen = []
+    model.register_forward_hook(lambda module, args, out: seen.append(args[0].shape[0]))
+    return seen
+
+
+def bg_position(seed: int = 0) -> BackgammonState:
+    rng = np.random.default_rng(seed)
+    state = BackgammonState()
+    while state.is_chance_node():
+        state.apply(sample_chance(state, rng))
+    return state
+
+
+def test_dice_wars_search_scores_all_leaves_in_one_forward_pass():
+    torch.manual_seed(0)
+    model = DiceWarsNet(hidden=8, layers=1)
+    seen = counting(model)
+    evaluator = NetEvaluator(model)
+    state = DiceWarsState.initial(np.random.default_rng(1))
+    stats = np.zeros(3, np.int64)
+    values, actions, _, _ = analyse(state, depth=2, evaluator=evaluator, limit=3, chance_limit=1,
+                                    stats=stats)
+    assert len(seen) == 1 and evaluator.calls == 1
+    assert seen[0] == stats[2] > len(actions)  # every leaf of the search, in that one batch
+    assert values.shape == (len(actions), 4) and np.all(np.abs(values) < 1)
+
+
+def test_backgammon_one_ply_values_are_the_nets_values_of_the_afterstates():
+    torch.manual_seed(0)
+    model = BackgammonNet(hidden=16)
+    seen = counting(model)
+    state = bg_position(3)
+    values, _, paths, use_turns = analyse(state, depth=1, evaluator=NetEvaluator(model))
+    assert use_turns and len(seen) == 1
+    rows, _ = state.afterstates()
+    mover = state.current_player
+    x = bg_encode(rows, np.full(len(rows), 1 - mover))
+    with torch.no_grad():
+        p = model(torch.from_numpy(x)).numpy()
+    expected = -(2.0 * p[:, 0] - 1.0)  # the roller's equity, turned to the mover's view
+    # the search lists the same afterstates; compare as sets of (value) per board
+    np.testing.assert_allclose(np.sort(values[:, mover]), np.sort(expected), atol=1e-5)
+
+
+def test_dice_wars_probabilities_cover_the_seats_alive_and_follow_relabelling():
+    torch.manual_seed(1)
+    model = DiceWarsNet(hidden=8, layers=2).eval()
+    state = DiceWarsState.initial(np.random.default_rng(5))
+    s = state.array.copy()
+    n = s[dw_rules.NUM_AREAS]
+    s[dw_rules.AREAS:dw_rules.AREAS + n][s[dw_rules.AREAS:dw_rules.AREAS + n] == 2] = 1  # seat 2 out
+    values = model.seat_values(s[None], 4, "cpu")[0]
+    p = (values + 1) / 2
+    assert p[2] == pytest.approx(0.0, abs=1e-6) and p.sum() == pytest.approx(1.0, abs=1e-5)
+    # rotating every seat label (owners and the turn) rotates the predictions
+    r = state.array.copy()
+    r[dw_rules.AREAS:dw_rules.AREAS + n] = (r[dw_rules.AREAS:dw_rules.AREAS + n] + 1) % 4
+    r[dw_rules.TURN] = (r[dw_rules.TURN] + 1) % 4
+    r[0] = r[dw_rules.TURN]
+    a = model.seat_values(state.array[None], 4, "cpu")[0]
+    b = model.seat_values(r[None], 4, "cpu")[0]
+    np.testing.assert_allclose(np.roll(a, 1), b, atol=1e-5)
+
+
+def test_pending_battle_is_the_expectation_over_its_outcomes():
+    torch.manual_seed(2)
+    model = DiceWarsNet(hidden=8, layers=1).eval()
+    state = DiceWarsState.initial(np.random.default_rng(7))
+    attack = next(a for a in state.legal_actions() if a != state.end_turn_action)
+    src, tgt = divmod(int(attack), state.num_areas)
+    before = state.array.copy()
+    state.apply(int(attack))
+    assert state.is_chance_node()
+    n = state.num_areas
+    won, lost = before.copy(), before.copy()
+    won[dw_rules.AREAS + n + src] = lost[dw_rules.AREAS + n + src] = 1
+    won[dw_rules.AREAS + tgt] = before[dw_rules.TURN]
+    won[dw_rules.AREAS + n + tgt] = before[dw_rules.AREAS + n + src] - 1
+    p = ATTACK_WIN[before[dw_rules.AREAS + n + src], before[dw_rules.AREAS + n + tgt]]
+    rows = np.stack([state.array, before, won, lost])
+    v = model.seat_values(rows, 4, "cpu")
+    np.testing.assert_allclose(v[0], p * v[2] + (1 - p) * v[3], atol=1e-5)
+
+
+def test_td_gammon_inputs_decode_to_the_board():
+    state = bg_position(0)
+    x = bg_encode(state.array[None])[0]
+    mover = state.current_player
+    for side, seat in enumerate((mover, 1 - mover)):
+        units = x[side * 98: side * 98 + 96].reshape(24, 4)
+        counts = units[:, 0] + units[:, 1] + units[:, 2] + 2 * units[:, 3]
+        np.testing.assert_allclose(counts, state.checkers(seat)[1:25])
+    assert x[196] == 1.0 and x.shape == (198,)
+
+
+def test_eval_net_specs_load_a_weights_file(tmp_path):
+    from plies.agents.specs import make
+
+    torch.manual_seed(0)
+    path = tmp_path / "bg.pt"
+    save_weights(BackgammonNet(hidden=8), path, {"note": "test"})
+    agent = make(f"expectiminimax:depth=1,eval={path}", seed=0)
+    state = bg_position(1)
+    assert agent.act(state) in state.legal_actions()
+    # the same file is not a Dice Wars network
+    with pytest.raises(ValueError, match="backgammon network, not one for dice_wars"):
+        load_value_net(path, "dice_wars")
+    dw = make(f"dw_expectiminimax:depth=1,eval={path}", seed=0)
+    with pytest.raises(ValueError, match="not one for dice_wars"):
+        dw.act(DiceWarsState.initial(np.random.default_rng(0)))
+
+
+def test_missing_weights_and_missing_torch_say_what_to_do(monkeypatch, tmp_path):
+    with pytest.raises(FileNotFoundError, match="no network weights"):
+        value_net.net_evaluator("backgammon", tmp_path / "none.pt")
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ImportError, match=r'pip install "plies\[nn\]"'):
+        value_net.require_torch()
+
+
+def test_shipped_networks_load_when_present():
+    for game in ("backgammon", "dice_wars"):
+        path = value_net.shipped_weights(game)
+        if not path.exists():
+            continue
+        model = load_value_net(path, game)
+        assert model.game == game
+        assert path.stat().st_size < 400_000
+        assert path.with_suffix(".json").exists()  # its card: command, games, time
+
+
+def test_shipped_dice_wars_net_favours_the_seat_that_owns_the_map():
+    path = value_net.shipped_weights("dice_wars")
+    if not path.exists():
+        pytest.skip("no shipped Dice Wars network")
+    model = load_value_net(path, "dice_wars")
+    state = DiceWarsState.initial(np.random.default_rng(11))
+    s = state.array.copy()
+    n = s[dw_rules.NUM_AREAS]
+    owners = s[dw_rules.AREAS:dw_rules.AREAS + n]
+    owners[:] = 2
+    owners[:3] = [0, 1, 3]  # the other seats keep one area each
+    p = (model.seat_values(s[None], 4, "cpu")[0] + 1) / 2
+    assert p[2] > 0.8 and p.argmax() == 2
+
+
+def test_shipped_backgammon_net_knows_a_won_race():
+    path = value_net.shipped_weights("backgammon")
+    if not path.exists():
+        pytest.skip("no shipped backgammon network")
+    model = load_value_net(path, "backgammon")
+    s = bg_rules.initial_array(0)
+    s[bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE] = 0
+    s[bg_rules.BOARD + bg_rules.OFF] = 13  # seat 0: two checkers left on its 1-point
+    s[bg_rules.BOARD + 1] = 2
+    s[bg_rules.BOARD + bg_rules.SIDE + 6] = 15  # seat 1: all fifteen on its 6-point
+    s[bg_rules.PLAYER] = -1
+    s[bg_rules.ROLLER] = 0
+    s[bg_rules.ROLLS] = 1
+    values = model.seat_values(s[None], 2, "cpu")[0]
+    assert values[0] > 0.8 and values[1] < -0.8
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_net_evaluator_on_cuda():
+    model = BackgammonNet(hidden=8)
+    state = bg_position(2)
+    cpu = analyse(state, depth=1, evaluator=NetEvaluator(model, "cpu"))[0]
+    gpu = analyse(state, depth=1, evaluator=NetEvaluator(model, "cuda"))[0]
+    np.testing.assert_allclose(cpu, gpu, atol=1e-4)
+
+
+def test_agent_with_an_evaluator_object_plays_backgammon():
+    model = BackgammonNet(hidden=8)
+    agent = ExpectiminimaxAgent(depth=1, evaluator=NetEvaluator(model), seed=0)
+    state = bg_position(4)
+    rows, paths = state.afterstates()
+    first = agent.act(state)
+    assert first in {int(p[0]) for p in paths}
+    assert bg_rules.STATE_SIZE == state.array.shape[0]
