@@ -133,3 +133,18 @@ def test_single_agent_env_penalizes_illegal_actions():
     occupied = 4
     _, reward, terminated, _, info = env.step(occupied)
     assert reward == -1.0 and terminated and info["illegal_action"] == occupied
+
+
+def test_dice_wars_single_agent_env_takes_one_opponent_per_other_seat():
+    env = gymnasium.make("plies/DiceWars-v0", opponents=["strength_diff", "single_turn", "dw_random"], seat=2)
+    obs, info = env.reset(seed=5)
+    assert info["seat"] == 2 and env.unwrapped.state.current_player == 2
+    assert [a.name for a in env.unwrapped.opponents] == ["strength_diff", "single_turn", "dw_random"]
+    end_turn = env.unwrapped.state.end_turn_action
+    for _ in range(5):
+        obs, reward, terminated, truncated, _ = env.step(end_turn)
+        if terminated or truncated:
+            break
+        assert env.unwrapped.state.current_player == 2  # the three bots played their turns
+    with pytest.raises(ValueError, match="needs 3 opponent specs, got 1"):
+        gymnasium.make("plies/DiceWars-v0", opponents=["random"])
