@@ -150,14 +150,15 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
     run = np.zeros(levels, np.int64)  # consecutive moves of the last mover before this node
     last = np.zeros(levels, np.int64)  # the last seat that moved before this node
     chain = np.zeros(levels, np.int64)  # consecutive chance nodes ending at this node
+    rows_cap = root_rows.shape[0] if use_turns else 1
     acts = np.empty((levels, width), np.int64)
     probs = np.empty((levels, width), np.float64)
-    order = np.empty((levels, width), np.int64)
+    # a node's children: up to width actions or rows_cap afterstates (doubles: hundreds)
+    order = np.empty((levels, max(width, rows_cap)), np.int64)
     acc = np.zeros((levels + 1, n), np.float64)
     res = np.zeros((levels + 1, n), np.float64)
     ret = np.zeros(max(n, 2), np.float64)
     tmp = np.zeros(n, np.float64)
-    rows_cap = root_rows.shape[0] if use_turns else 1
     rows = np.empty((levels, rows_cap, size), np.int64)
     paths = np.empty((levels, rows_cap, root_paths.shape[1]), np.int64)
     static = np.empty(max(width, rows_cap), np.float64)
@@ -220,6 +221,12 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
             c = count[level]
             for k in range(c):
                 order[level, k] = k
+            if prune and kind[level] == K_CHANCE and c > 1:
+                # likelier outcomes first: the probability mass left shrinks fastest, so Star1
+                # bounds tighten with fewer children searched
+                chosen = np.argsort(-probs[level, :c], kind="mergesort")
+                for k in range(c):
+                    order[level, k] = chosen[k]
             # move filter: search only the best `keep` children (by the evaluator) deeper;
             # with pruning, search all of them best first (good bounds early cut more)
             filtering = keep > 0 and c > keep

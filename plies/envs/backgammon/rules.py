@@ -29,7 +29,7 @@ d1, d0 != d1 (30 outcomes of 1/30): the higher die starts and plays both.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from plies.envs.core import (
     AFTERSTATES_SIG,
@@ -40,6 +40,7 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     RETURNS_SIG,
+    STATE_T,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -163,6 +164,27 @@ def _board_hash(state):
 
 
 @njit(cache=True)
+def _move_keyed(state, seat, src, die, key):
+    """_move that also updates the board hash ``key`` (only the cells that change); returns
+    (hit, new key)."""
+    own = SIDE * seat
+    opp = SIDE * (1 - seat)
+    dst = src - die
+    a = own + src
+    b = own + (dst if dst > 0 else OFF)
+    key ^= ZOBRIST[a, state[BOARD + a]] ^ ZOBRIST[b, state[BOARD + b]]
+    if dst > 0:
+        c = opp + 25 - dst
+        d = opp + BAR
+        key ^= ZOBRIST[c, state[BOARD + c]] ^ ZOBRIST[d, state[BOARD + d]]
+    hit = _move(state, seat, src, die)
+    key ^= ZOBRIST[a, state[BOARD + a]] ^ ZOBRIST[b, state[BOARD + b]]
+    if dst > 0:
+        key ^= ZOBRIST[c, state[BOARD + c]] ^ ZOBRIST[d, state[BOARD + d]]
+    return hit, key
+
+
+@njit(cache=True)
 def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
     """Depth-first over the single moves of the remaining dice, without recursion.
 
@@ -172,20 +194,25 @@ def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
     fit). Doubles move checkers in non-increasing source
     order: any play can be so ordered, so nothing is lost and repeats are fewer.
     """
-    path = np.zeros(4, np.int64)
-    keys = np.empty(out.shape[0] + 1, np.int64)
-    table = np.zeros(1, np.int64)
+    # one allocation for the small per-depth arrays (this runs at every node of a search)
+    scratch = np.zeros((9, 5), np.int64)
+    path = scratch[0]
+    keys = np.empty(64, np.int64)  # keys of the first afterstates (a hash set takes over at 48)
+    table = scratch[8, :1]
     if need <= 0 or rem_hi + rem_lo == 0:
         if collect:
-            return _record(state, 0, path, paths, out, keys, table, 0)
+            return _record(state, _board_hash(state), 0, path, paths, out, keys, table, 0)
         return 0
     doubles = hi == lo
-    which = np.zeros(5, np.int64)
-    nxt = np.zeros(5, np.int64)
-    msrc = np.zeros(5, np.int64)
-    mdie = np.zeros(5, np.int64)
-    mhit = np.zeros(5, np.int64)
-    mwhich = np.zeros(5, np.int64)
+    own = _base(seat)
+    which = scratch[1]
+    nxt = scratch[2]
+    msrc = scratch[3]
+    mdie = scratch[4]
+    mhit = scratch[5]
+    mwhich = scratch[6]
+    mkey = scratch[7]  # board hash before the move at each depth (collect mode)
+    key = _board_hash(state) if collect else 0
     rh = rem_hi
     rl = rem_lo
     best = 0
@@ -206,6 +233,11 @@ def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
             while nxt[depth] >= 1:
                 src = nxt[depth]
                 nxt[depth] -= 1
+                if state[own + src] == 0:  # the common case, without a call
+                    continue
+                if src != BAR and state[own + BAR] > 0:
+                    nxt[depth] = 0  # checkers on the bar: nothing else may move
+                    break
                 if _can_move(state, seat, src, die):
                     found = True
                     break
@@ -217,12 +249,17 @@ def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
             depth -= 1
             if depth >= 0:
                 _unmove(state, seat, msrc[depth], mdie[depth], mhit[depth])
+                key = mkey[depth]
                 if mwhich[depth] == 0:
                     rh += 1
                 else:
                     rl += 1
             continue
-        mhit[depth] = _move(state, seat, src, die)
+        mkey[depth] = key
+        if collect:
+            mhit[depth], key = _move_keyed(state, seat, src, die, key)
+        else:
+            mhit[depth] = _move(state, seat, src, die)
         msrc[depth] = src
         mdie[depth] = die
         mwhich[depth] = which[depth]
@@ -240,12 +277,13 @@ def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
             return best
         if depth == need or rh + rl == 0:
             if collect and depth == need:
-                count = _record(state, depth, path, paths, out, keys, table, count)
+                count = _record(state, key, depth, path, paths, out, keys, table, count)
                 if count == 48 and table.shape[0] == 1:
                     table = _hash_set(keys, count, out.shape[0])
             # take the move back and try the next one at this depth
             depth -= 1
             _unmove(state, seat, msrc[depth], mdie[depth], mhit[depth])
+            key = mkey[depth]
             if mwhich[depth] == 0:
                 rh += 1
             else:
@@ -257,12 +295,11 @@ def _walk(state, seat, hi, rem_hi, lo, rem_lo, need, collect, out, paths):
 
 
 @njit(cache=True)
-def _record(state, depth, path, paths, out, keys, table, count):
-    """Stores state as a new afterstate unless its board was seen; returns the new count
-    (out.shape[0] + 1 once more than fit). Few afterstates are de-duplicated by a linear scan
-    of their keys; ``table`` (a hash set, used when it is larger than one slot) takes over
-    for the many of some doubles."""
-    key = _board_hash(state)
+def _record(state, key, depth, path, paths, out, keys, table, count):
+    """Stores state (whose board hash is key) as a new afterstate unless its board was seen;
+    returns the new count (out.shape[0] + 1 once more than fit). Few afterstates are
+    de-duplicated by a linear scan of their keys; ``table`` (a hash set, used when it is larger
+    than one slot) takes over for the many of some doubles."""
     if table.shape[0] > 1:
         mask = table.shape[0] - 1
         slot = key & mask
@@ -277,7 +314,8 @@ def _record(state, depth, path, paths, out, keys, table, count):
                 return count
     if count >= out.shape[0]:
         return out.shape[0] + 1
-    keys[count] = key
+    if count < keys.shape[0]:
+        keys[count] = key
     for i in range(STATE_SIZE):
         out[count, i] = state[i]
     out[count, REM_HI] = 0
@@ -667,3 +705,35 @@ def evaluate_combined(state, seat, params):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
+
+OBSERVE_SIG = types.void(STATE_T, types.int64, types.float32[::1])
+"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
+OBSERVATION_SIZE = 204
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe(state, seat, out):
+    """198 TD-Gammon-style inputs from seat's view plus the 6 dice left (204 floats): for
+    each of seat's points 1..24, own then opponent checkers as 4 units each, bars, borne-off
+    fractions, whose turn, and the remaining dice counts / 4."""
+    own = BOARD + SIDE * seat
+    opp = BOARD + SIDE * (1 - seat)
+    for side in range(2):
+        for i in range(1, 25):
+            n = state[own + i] if side == 0 else state[opp + 25 - i]
+            k = 96 * side + 4 * (i - 1)
+            out[k] = 1.0 if n >= 1 else 0.0
+            out[k + 1] = 1.0 if n >= 2 else 0.0
+            out[k + 2] = 1.0 if n >= 3 else 0.0
+            out[k + 3] = max(0, n - 3) / 2.0
+        base = own if side == 0 else opp
+        out[192 + side] = state[base + BAR] / 2.0
+        out[194 + side] = state[base + OFF] / 15.0
+    out[196] = 1.0 if state[PLAYER] == seat else 0.0
+    out[197] = 1.0 if state[PLAYER] == 1 - seat else 0.0
+    for die in range(1, 7):
+        out[197 + die] = 0.0
+    if state[REM_HI] > 0:
+        out[197 + state[DIE_HI]] += 0.25 * state[REM_HI]
+    if state[REM_LO] > 0:
+        out[197 + state[DIE_LO]] += 0.25 * state[REM_LO]

@@ -143,24 +143,9 @@ class BackgammonState(GameState):
         """198 TD-Gammon-style inputs from seat's view plus the 6 dice left (204 floats):
         for each of seat's points 1..24, own then opponent checkers as 4 units each, bars,
         borne-off fractions, whose turn, and the remaining dice counts / 4."""
-        own = self.checkers(seat)
-        opp = self.checkers(1 - seat)
-        obs = np.zeros(204, np.float32)
-        for side, counts in enumerate((own, opp)):
-            for i in range(1, 25):
-                n = counts[i] if side == 0 else opp[25 - i]
-                k = 96 * side + 4 * (i - 1)
-                obs[k] = n >= 1
-                obs[k + 1] = n >= 2
-                obs[k + 2] = n >= 3
-                obs[k + 3] = max(0, n - 3) / 2.0
-            obs[192 + side] = counts[rules.BAR] / 2.0
-            obs[194 + side] = counts[rules.OFF] / 15.0
-        obs[196] = self.current_player == seat
-        obs[197] = self.current_player == 1 - seat
-        for die in self.dice_left:
-            obs[197 + die] += 0.25
-        return obs
+        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
+        rules.observe(self._s, seat, out)
+        return out
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
