@@ -46,3 +46,32 @@ class BaseAgent:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+class PlayPlan:
+    """The rest of a play chosen as a whole (a backgammon roll: several checker moves), handed
+    out one action per call, each keyed by the position it was chosen for: if the position
+    differs (another agent moved, or a new game), the plan is dropped."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[int, int]] = []  # (state hash before the action, action)
+
+    def clear(self) -> None:
+        self.steps = []
+
+    def next_for(self, state: GameState) -> int | None:
+        """The planned action for ``state``, or None when there is no plan for it."""
+        if self.steps and self.steps[0][0] == state.hash():
+            return self.steps.pop(0)[1]
+        self.steps = []
+        return None
+
+    def start(self, state: GameState, path: Sequence[int]) -> int:
+        """Plan ``path`` from ``state``; returns its first action."""
+        probe = state.clone()
+        steps = []
+        for action in path:
+            steps.append((probe.hash(), int(action)))
+            probe.apply_unchecked(int(action))
+        self.steps = steps[1:]
+        return int(path[0])

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, PlayPlan
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
 from plies.envs.core import (
     AFTERSTATES_SIG,
@@ -421,18 +421,18 @@ class ExpectiminimaxAgent(BaseAgent):
         self.chance_limit = chance_limit
         self.prune = prune
         self.evaluator = evaluator
-        self._plan: list[tuple[int, int]] = []  # (state hash before the action, action)
+        self._plan = PlayPlan()
         self.last_values: np.ndarray | None = None
         self.stats = np.zeros(3, np.int64)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._plan = []
+        self._plan.clear()
 
     def act(self, state: GameState) -> int:
-        if self._plan and self._plan[0][0] == state.hash():
-            return self._plan.pop(0)[1]
-        self._plan = []
+        planned = self._plan.next_for(state)
+        if planned is not None:
+            return planned
         values, actions, paths, use_turns = analyse(
             state,
             depth=self.depth,
@@ -451,15 +451,7 @@ class ExpectiminimaxAgent(BaseAgent):
         self.last_values = scores
         if not use_turns:
             return int(actions[k])
-        path = [int(a) for a in paths[k] if a >= 0]
-        # remember the rest of the play, keyed by the position it is meant for
-        probe = state.clone()
-        plan = []
-        for action in path:
-            plan.append((probe.hash(), action))
-            probe.apply_unchecked(action)
-        self._plan = plan[1:]
-        return path[0]
+        return self._plan.start(state, [int(a) for a in paths[k] if a >= 0])
 
 
 def _levels(depth: int, use_turns: bool, limit: int, chance_limit: int) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, PlayPlan
 from plies.envs.backgammon import rules
 from plies.envs.core import TERMINAL, GameState
 
@@ -92,11 +92,11 @@ class _GnubgPlayer(BaseAgent):
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
         self._g = _gnubg()
-        self._plan: list[tuple[int, int]] = []
+        self._plan = PlayPlan()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._plan = []
+        self._plan.clear()
 
     def chosen_steps(self, board: Board, hi: int, lo: int, gammons: bool):
         raise NotImplementedError
@@ -106,8 +106,9 @@ class _GnubgPlayer(BaseAgent):
         raise NotImplementedError
 
     def act(self, state: GameState) -> int:
-        if self._plan and self._plan[0][0] == state.hash():
-            return self._plan.pop(0)[1]
+        planned = self._plan.next_for(state)
+        if planned is not None:
+            return planned
         seat = state.current_player
         rows, paths = state.afterstates()
         s = state.array
@@ -132,14 +133,7 @@ class _GnubgPlayer(BaseAgent):
             else:
                 values = self.scores(rows, seat)
                 k = int(self.choose(np.flatnonzero(values >= values.max() - 1e-12)))
-        path = [int(a) for a in paths[k] if a >= 0]
-        probe = state.clone()
-        plan = []
-        for action in path:
-            plan.append((probe.hash(), action))
-            probe.apply_unchecked(action)
-        self._plan = plan[1:]
-        return path[0]
+        return self._plan.start(state, [int(a) for a in paths[k] if a >= 0])
 
 
 class PubevalAgent(_GnubgPlayer):
