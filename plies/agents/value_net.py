@@ -68,31 +68,10 @@ def _dw_encode(states, max_areas, area, player, alive, owner_1h, adj_own, adj_en
             all_dice += s[base + n + a]
         # the largest region of every seat, and which areas belong to it
         in_best = np.zeros(n, np.int64)
-        label = np.full(n, -1, np.int64)
-        best_label = np.full(DW_MAX_PLAYERS, -1, np.int64)
-        best_size = np.zeros(DW_MAX_PLAYERS, np.int64)
-        stack = np.empty(n, np.int64)
-        for start in range(n):
-            if label[start] >= 0:
-                continue
-            p = s[base + start]
-            label[start] = start
-            stack[0] = start
-            top = 1
-            size = 0
-            while top > 0:
-                top -= 1
-                x = stack[top]
-                size += 1
-                for k in range(s[base + 2 * n + x]):
-                    y = s[base + 3 * n + x * width + k]
-                    if label[y] < 0 and s[base + y] == p:
-                        label[y] = start
-                        stack[top] = y
-                        top += 1
-            if size > best_size[p]:
-                best_size[p] = size
-                best_label[p] = start
+        label = np.empty(n, np.int64)
+        best_label = np.empty(DW_MAX_PLAYERS, np.int64)
+        best_size = np.empty(DW_MAX_PLAYERS, np.int64)
+        rules.label_regions(s, label, best_size, best_label)
         for a in range(n):
             if label[a] == best_label[s[base + a]]:
                 in_best[a] = 1

@@ -162,6 +162,41 @@ def largest_region(state, player):
 
 
 @njit(cache=True)
+def label_regions(state, label, best_size, best_label):
+    """Label every area with the first area of its connected region (same owner), and give
+    each seat the size and label of its largest region (for features over the map)."""
+    n = state[NUM_AREAS]
+    width = state[MAX_DEGREE]
+    deg = AREAS + 2 * n
+    adj = AREAS + 3 * n
+    label[:n] = -1
+    best_size[:] = 0
+    best_label[:] = -1
+    stack = np.empty(n, np.int64)
+    for start in range(n):
+        if label[start] >= 0:
+            continue
+        p = state[AREAS + start]
+        label[start] = start
+        stack[0] = start
+        top = 1
+        size = 0
+        while top > 0:
+            top -= 1
+            x = stack[top]
+            size += 1
+            for k in range(state[deg + x]):
+                y = state[adj + x * width + k]
+                if label[y] < 0 and state[AREAS + y] == p:
+                    label[y] = start
+                    stack[top] = y
+                    top += 1
+        if size > best_size[p]:
+            best_size[p] = size
+            best_label[p] = start
+
+
+@njit(cache=True)
 def alive_count(state):
     counts = np.zeros(MAX_PLAYERS, np.int64)
     n = state[NUM_AREAS]
