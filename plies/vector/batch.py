@@ -11,11 +11,12 @@ from plies.envs.core import KernelRef
 from plies.registration import state_class
 from plies.vector import kernels as vk
 
-PARALLEL_DEFAULT = False
-"""Whether ``parallel=None`` steps over all cores (numba prange, chunks of 64 games). On the
-shared 2-core development machine, with other processes running, the OpenMP threads lost to
-a single thread at every batch size (benchmarks/bench_vector.py); try ``parallel=True`` on
-an idle multi-core machine (and measure there)."""
+PARALLEL_MIN_ENVS = 1024
+"""``parallel=None`` steps over all cores (numba prange, chunks of 64 games) from this batch
+size on, when numba has more than one thread. On an idle 2-core machine prange won at 1,024
+games and above for every game and lost below (benchmarks/bench_vector.py); on a machine busy
+with other jobs the OpenMP threads can lose at every size: pass ``parallel=False`` there."""
+
 
 DICE_WARS_MAPS = 64
 """Dice Wars: distinct maps drawn for a batch (slot i plays map i % maps), since growing a map
@@ -80,7 +81,7 @@ class VectorGame:
         self.observation_shape = tuple(probe.observation_shape)
         self.observation_bounds = probe.observation_bounds
         self.max_game_length = int(max_game_length or probe.max_game_length)
-        self.parallel = PARALLEL_DEFAULT if parallel is None else bool(parallel)
+        self.parallel = _auto_parallel(self.num_envs) if parallel is None else bool(parallel)
 
         n = self.num_envs
         width = max(probe.max_legal_actions, self.num_players, 1)
@@ -270,6 +271,12 @@ def _entry_point(function, *args: Any):
     checked = compiled(function)
     checked(*args)
     return checked.entry
+
+
+def _auto_parallel(num_envs: int) -> bool:
+    import numba
+
+    return num_envs >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1
 
 
 def vk_compiled(function):

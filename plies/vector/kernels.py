@@ -69,41 +69,73 @@ def _uniform(rng, i):
     return np.float64(_next(rng, i) >> _S11) * _UNIT
 
 
+# ----- the buffers ---------------------------------------------------------------------------
+# A batch keeps its data in four flat arenas (int64, float32, float64, bool), so a call from
+# Python unboxes four arrays instead of twenty (about 0.3 us against 1.4 us: most of a step at
+# batch size 1). The int64 arena starts with a header of sizes and offsets; VectorGame's numpy
+# views are cut from the same offsets. Compiled code indexes the arenas directly: building
+# 2-D views (reshape) costs about 0.4 us a call, more than a whole batch-1 step.
+H_N, H_S, H_W, H_U, H_K, H_T, H_O, H_P, H_A, H_RESET, H_MAX_LEN = range(11)
+(O_RNG, O_ACTIONS, O_PLAYERS, O_COUNTS, O_LENGTHS, O_TRACE_LEN, O_STATES, O_LEGAL, O_UNDO,
+ O_INITIAL, O_TRACE, O_STARTS, O_OBS, O_REWARDS, O_PROBS, O_TERMS, O_TRUNCS, O_MASK) = range(
+    16, 34)
+HEADER_SIZE = 34
+
+
+@njit(cache=True, inline="always")
+def _row(arena, ints, slot, i, width):
+    """Row i of the (rows, width) array at offset ``ints[slot]`` of ``arena``."""
+    start = ints[slot] + i * width
+    return arena[start : start + width]
+
+
+@njit(cache=True, inline="always")
+def _rng(ints):
+    start = ints[O_RNG]
+    return ints[start : start + ints[H_N]].view(np.uint64)
+
+
 # ----- one game ------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _record(trace, trace_len, i, value):
+def _record(ints, i, value):
     """Append to game i's trace (if tracing); a full trace marks itself with length -1."""
-    if trace.shape[1] == 0:
+    capacity = ints[H_T]
+    if capacity == 0:
         return
-    n = trace_len[i]
+    slot = ints[O_TRACE_LEN] + i
+    n = ints[slot]
     if n < 0:
         return
-    if n >= trace.shape[1]:
-        trace_len[i] = -1
+    if n >= capacity:
+        ints[slot] = -1
         return
-    trace[i, n] = value
-    trace_len[i] = n + 1
+    ints[ints[O_TRACE] + i * capacity + n] = value
+    ints[slot] = n + 1
 
 
 @njit(cache=True)
-def _resolve_chance(apply_fn, chance_fn, s, i, legal, probs, undo, rng, trace, trace_len):
+def _resolve_chance(apply_fn, chance_fn, s, i, ints, f64, rng):
     """Draw chance outcomes from game i's generator until a player is to move (or the end)."""
+    width = ints[H_W]
+    legal = _row(ints, ints, O_LEGAL, i, width)
+    probs = _row(f64, ints, O_PROBS, i, width)
+    undo = _row(ints, ints, O_UNDO, i, ints[H_U])
     while s[0] == CHANCE:
-        n = chance_fn(s, legal[i], probs[i])
+        n = chance_fn(s, legal, probs)
         total = 0.0
         for k in range(n):
-            total += probs[i, k]
+            total += probs[k]
         u = _uniform(rng, i) * total
         pick = n - 1
         acc = 0.0
         for k in range(n):
-            acc += probs[i, k]
+            acc += probs[k]
             if u < acc:
                 pick = k
                 break
-        outcome = legal[i, pick]
-        apply_fn(s, outcome, undo[i])
-        _record(trace, trace_len, i, outcome)
+        outcome = legal[pick]
+        apply_fn(s, outcome, undo)
+        _record(ints, i, outcome)
 
 
 @njit(cache=True, inline="always")
@@ -127,143 +159,94 @@ def _deal_dice_wars(s, i, rng, scratch):
 
 
 @njit(cache=True)
-def _reset_game(apply_fn, chance_fn, s, i, legal, probs, undo, rng, initial, trace, trace_len,
-                starts, lengths, reset_kind):
-    row = initial[i % initial.shape[0]]
-    for k in range(s.shape[0]):
+def _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng):
+    size = ints[H_S]
+    row = _row(ints, ints, O_INITIAL, i % ints[H_K], size)
+    for k in range(size):
         s[k] = row[k]
-    if reset_kind == RESET_DEAL_DICE_WARS:
-        _deal_dice_wars(s, i, rng, legal[i])
-    lengths[i] = 0
-    if trace.shape[1] > 0:
-        for k in range(s.shape[0]):
-            starts[i, k] = s[k]
-        _record(trace, trace_len, i, TRACE_RESET)
-    _resolve_chance(apply_fn, chance_fn, s, i, legal, probs, undo, rng, trace, trace_len)
+    if ints[H_RESET] == RESET_DEAL_DICE_WARS:
+        _deal_dice_wars(s, i, rng, _row(ints, ints, O_LEGAL, i, ints[H_W]))
+    ints[ints[O_LENGTHS] + i] = 0
+    if ints[H_T] > 0:
+        start = _row(ints, ints, O_STARTS, i, size)
+        for k in range(size):
+            start[k] = s[k]
+        _record(ints, i, TRACE_RESET)
+    _resolve_chance(apply_fn, chance_fn, s, i, ints, f64, rng)
 
 
 @njit(cache=True, inline="always")
-def _publish(legal_fn, observe_fn, s, i, legal, counts, mask, players, obs):
+def _publish(legal_fn, observe_fn, s, i, ints, f32, flags):
     """Legal actions, mask, player and observation of game i for the caller."""
-    n = legal_fn(s, legal[i])
-    counts[i] = n
-    for a in range(mask.shape[1]):
-        mask[i, a] = False
+    legal = _row(ints, ints, O_LEGAL, i, ints[H_W])
+    n = legal_fn(s, legal)
+    ints[ints[O_COUNTS] + i] = n
+    mask = _row(flags, ints, O_MASK, i, ints[H_A])
+    for a in range(mask.shape[0]):
+        mask[a] = False
     for k in range(n):
-        mask[i, legal[i, k]] = True
+        mask[legal[k]] = True
     player = s[0]
-    players[i] = player
+    ints[ints[O_PLAYERS] + i] = player
     if player >= 0:
-        observe_fn(s, player, obs[i])
+        observe_fn(s, player, _row(f32, ints, O_OBS, i, ints[H_O]))
 
 
 @njit(cache=True)
-def _check_actions(actions, mask):
+def _check_actions(ints, flags):
     """Index of the first game whose action is neither -1 (sit out) nor legal, else -1."""
-    width = mask.shape[1]
-    for i in range(actions.shape[0]):
-        a = actions[i]
+    width = ints[H_A]
+    actions = ints[O_ACTIONS]
+    mask = ints[O_MASK]
+    for i in range(ints[H_N]):
+        a = ints[actions + i]
         if a == -1:
             continue
-        if a < 0 or a >= width or not mask[i, a]:
+        if a < 0 or a >= width or not flags[mask + i * width + a]:
             return i
     return -1
-
-
-# ----- the buffers ---------------------------------------------------------------------------
-# A batch keeps its data in four flat arenas (int64, float32, float64, bool), so a call from
-# Python unboxes four arrays instead of twenty (about 0.3 us against 1.4 us: most of a step at
-# batch size 1). The int64 arena starts with a header of sizes and offsets; the views below
-# and VectorGame's numpy views are cut from the same offsets.
-H_N, H_S, H_W, H_U, H_K, H_T, H_O, H_P, H_A, H_RESET, H_MAX_LEN = range(11)
-(O_RNG, O_ACTIONS, O_PLAYERS, O_COUNTS, O_LENGTHS, O_TRACE_LEN, O_STATES, O_LEGAL, O_UNDO,
- O_INITIAL, O_TRACE, O_STARTS, O_OBS, O_REWARDS, O_PROBS, O_TERMS, O_TRUNCS, O_MASK) = range(
-    16, 34)
-HEADER_SIZE = 34
-
-
-@njit(cache=True, inline="always")
-def _cut(arena, offset_slot, ints, rows, cols):
-    start = ints[offset_slot]
-    return arena[start : start + rows * cols].reshape((rows, cols))
-
-
-@njit(cache=True)
-def _views(ints, f32, f64, flags):
-    n, size, width = ints[H_N], ints[H_S], ints[H_W]
-    start = ints[O_RNG]
-    rng = ints[start : start + n].view(np.uint64)
-    actions = ints[ints[O_ACTIONS] : ints[O_ACTIONS] + n]
-    players = ints[ints[O_PLAYERS] : ints[O_PLAYERS] + n]
-    counts = ints[ints[O_COUNTS] : ints[O_COUNTS] + n]
-    lengths = ints[ints[O_LENGTHS] : ints[O_LENGTHS] + n]
-    trace_len = ints[ints[O_TRACE_LEN] : ints[O_TRACE_LEN] + n]
-    states = _cut(ints, O_STATES, ints, n, size)
-    legal = _cut(ints, O_LEGAL, ints, n, width)
-    undo = _cut(ints, O_UNDO, ints, n, ints[H_U])
-    initial = _cut(ints, O_INITIAL, ints, ints[H_K], size)
-    trace = _cut(ints, O_TRACE, ints, n, ints[H_T])
-    starts = _cut(ints, O_STARTS, ints, n if ints[H_T] > 0 else 0, size)
-    obs = _cut(f32, O_OBS, ints, n, ints[H_O])
-    rewards = _cut(f32, O_REWARDS, ints, n, ints[H_P])
-    probs = _cut(f64, O_PROBS, ints, n, width)
-    terms = flags[ints[O_TERMS] : ints[O_TERMS] + n]
-    truncs = flags[ints[O_TRUNCS] : ints[O_TRUNCS] + n]
-    mask = _cut(flags, O_MASK, ints, n, ints[H_A])
-    return (states, actions, obs, rewards, terms, truncs, players, mask, legal, counts, lengths,
-            undo, probs, rng, initial, trace, trace_len, starts)
 
 
 @njit(cache=True)
 def _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas, start, stop):
     """Step games start..stop-1. The loop body is written out here, not called per game:
-    a call passing twenty arrays costs more than a Tic-Tac-Toe move."""
+    a call passing many arrays costs more than a Tic-Tac-Toe move."""
     ints, f32, f64, flags = arenas
-    (states, actions, obs, rewards, terms, truncs, players, mask, legal, counts, lengths, undo,
-     probs, rng, initial, trace, trace_len, starts) = _views(ints, f32, f64, flags)
-    reset_kind, max_len = ints[H_RESET], ints[H_MAX_LEN]
-    tracing = trace.shape[1] > 0
-    num_rewards = rewards.shape[1]
-    width = mask.shape[1]
+    rng = _rng(ints)
+    size, max_len, num_rewards = ints[H_S], ints[H_MAX_LEN], ints[H_P]
+    o_actions, o_lengths, o_rewards = ints[O_ACTIONS], ints[O_LENGTHS], ints[O_REWARDS]
+    o_terms, o_truncs = ints[O_TERMS], ints[O_TRUNCS]
+    tracing = ints[H_T] > 0
     for i in range(start, stop):
         for p in range(num_rewards):
-            rewards[i, p] = 0.0
-        terms[i] = False
-        truncs[i] = False
-        action = actions[i]
+            f32[o_rewards + i * num_rewards + p] = 0.0
+        flags[o_terms + i] = False
+        flags[o_truncs + i] = False
+        action = ints[o_actions + i]
         if action < 0:  # this game sits the step out
             continue
-        s = states[i]
-        apply_fn(s, action, undo[i])
-        lengths[i] += 1
+        s = _row(ints, ints, O_STATES, i, size)
+        apply_fn(s, action, _row(ints, ints, O_UNDO, i, ints[H_U]))
+        length = ints[o_lengths + i] + 1
+        ints[o_lengths + i] = length
         if tracing:
-            _record(trace, trace_len, i, action)
+            _record(ints, i, action)
         if s[0] == CHANCE:
-            _resolve_chance(apply_fn, chance_fn, s, i, legal, probs, undo, rng, trace, trace_len)
+            _resolve_chance(apply_fn, chance_fn, s, i, ints, f64, rng)
         ended = False
         if s[0] == TERMINAL:
-            returns_fn(s, probs[i])
+            probs = _row(f64, ints, O_PROBS, i, ints[H_W])
+            returns_fn(s, probs)
             for p in range(num_rewards):
-                rewards[i, p] = probs[i, p]
-            terms[i] = True
+                f32[o_rewards + i * num_rewards + p] = probs[p]
+            flags[o_terms + i] = True
             ended = True
-        elif lengths[i] >= max_len:
-            truncs[i] = True
+        elif length >= max_len:
+            flags[o_truncs + i] = True
             ended = True
         if ended:
-            _reset_game(apply_fn, chance_fn, s, i, legal, probs, undo, rng, initial, trace,
-                        trace_len, starts, lengths, reset_kind)
-        # publish: legal actions, mask, player, observation
-        n = legal_fn(s, legal[i])
-        counts[i] = n
-        for a in range(width):
-            mask[i, a] = False
-        for k in range(n):
-            mask[i, legal[i, k]] = True
-        player = s[0]
-        players[i] = player
-        if player >= 0:
-            observe_fn(s, player, obs[i])
+            _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng)
+        _publish(legal_fn, observe_fn, s, i, ints, f32, flags)
 
 
 MODE_STEP = 0
@@ -292,13 +275,11 @@ def _step_parallel(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas
 @njit(cache=True)
 def _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, arenas):
     ints, f32, f64, flags = arenas
-    (states, actions, obs, rewards, terms, truncs, players, mask, legal, counts, lengths, undo,
-     probs, rng, initial, trace, trace_len, starts) = _views(ints, f32, f64, flags)
-    for i in range(states.shape[0]):
-        s = states[i]
-        _reset_game(apply_fn, chance_fn, s, i, legal, probs, undo, rng, initial, trace,
-                    trace_len, starts, lengths, ints[H_RESET])
-        _publish(legal_fn, observe_fn, s, i, legal, counts, mask, players, obs)
+    rng = _rng(ints)
+    for i in range(ints[H_N]):
+        s = _row(ints, ints, O_STATES, i, ints[H_S])
+        _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng)
+        _publish(legal_fn, observe_fn, s, i, ints, f32, flags)
 
 
 @njit(cache=True, inline="always")
@@ -315,9 +296,7 @@ def run_batch(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, mode, ints,
     if mode == MODE_RESET:
         _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, arenas)
         return -1
-    n = ints[H_N]
-    actions = ints[ints[O_ACTIONS] : ints[O_ACTIONS] + n]
-    bad = _check_actions(actions, _cut(flags, O_MASK, ints, n, ints[H_A]))
+    bad = _check_actions(ints, flags)
     if bad >= 0:
         return bad
     if mode == MODE_STEP_PARALLEL:
@@ -331,15 +310,12 @@ def run_batch(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, mode, ints,
 def sample_actions(ints):
     """A uniformly random legal action per game (-1 where a game has none) into the actions
     buffer of the int64 arena."""
-    n = ints[H_N]
-    start = ints[O_RNG]
-    rng = ints[start : start + n].view(np.uint64)
-    out = ints[ints[O_ACTIONS] : ints[O_ACTIONS] + n]
-    counts = ints[ints[O_COUNTS] : ints[O_COUNTS] + n]
-    legal = _cut(ints, O_LEGAL, ints, n, ints[H_W])
-    for i in range(n):
-        count = counts[i]
-        out[i] = legal[i, _below(rng, i, count)] if count > 0 else -1
+    rng = _rng(ints)
+    width = ints[H_W]
+    o_actions, o_counts, o_legal = ints[O_ACTIONS], ints[O_COUNTS], ints[O_LEGAL]
+    for i in range(ints[H_N]):
+        count = ints[o_counts + i]
+        ints[o_actions + i] = ints[o_legal + i * width + _below(rng, i, count)] if count > 0 else -1
 
 
 @njit(types.void(OBSERVE_T, _I64_2D, _I64_1D, _F32_2D), cache=True)

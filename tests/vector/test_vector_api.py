@@ -163,3 +163,14 @@ def test_unknown_game_and_options():
         pv.make("chess", 2)
     with pytest.raises(ValueError, match="num_envs"):
         pv.make("tictactoe", 0)
+
+
+def test_parallel_default_depends_on_batch_size_and_threads():
+    import numba
+
+    from plies.vector.batch import PARALLEL_MIN_ENVS
+
+    several_threads = numba.get_num_threads() > 1
+    assert pv.make("tictactoe", PARALLEL_MIN_ENVS, seed=0).parallel is several_threads
+    assert pv.make("tictactoe", PARALLEL_MIN_ENVS - 1, seed=0).parallel is False
+    assert pv.make("tictactoe", PARALLEL_MIN_ENVS, seed=0, parallel=False).parallel is False

@@ -213,10 +213,9 @@ def legal_actions(state, out):
     width, height = state[WIDTH], state[HEIGHT]
     mask = state[STONES] | state[STONES + 1]
     n = 0
-    for c in range(width):
-        if (mask >> (c * (height + 1) + height - 1)) & 1 == 0:
-            out[n] = c
-            n += 1
+    for c in range(width):  # branch-free: out has room for every column
+        out[n] = c
+        n += (mask >> (c * (height + 1) + height - 1)) & 1 ^ 1
     return n
 
 
@@ -327,14 +326,19 @@ def observe(state, seat, out):
     """(height, width, 2) flattened, row 0 at the top: per cell, seat's stone, then the
     opponent's (the layout of PettingZoo's connect_four_v3)."""
     width, height = state[WIDTH], state[HEIGHT]
-    own, other = state[STONES + seat], state[STONES + 1 - seat]
-    for row in range(height):
-        r = height - 1 - row
-        for c in range(width):
-            bit = c * (height + 1) + r
-            k = 2 * (row * width + c)
-            out[k] = (own >> bit) & 1
-            out[k + 1] = (other >> bit) & 1
+    h1 = height + 1
+    inverse = (65536 + h1 - 1) // h1  # bit // h1 as multiply and shift (exact for bit < 64)
+    for k in range(out.shape[0]):  # mostly empty: clear all, then mark the stones
+        out[k] = 0.0
+    for plane in range(2):
+        stones = state[STONES + seat] if plane == 0 else state[STONES + 1 - seat]
+        while stones:
+            low = stones & -stones
+            bit = popcount(low - 1)
+            c = (bit * inverse) >> 16
+            r = bit - c * h1
+            out[2 * ((height - 1 - r) * width + c) + plane] = 1.0
+            stones ^= low
 
 
 @njit(HASH_SIG, cache=True)

@@ -35,6 +35,18 @@ LINES = np.array(
     np.int64,
 )
 
+# the other two cells of each line through a cell, padded with (-1, -1) to four lines: index
+# -1 reads the player slot, which never equals a mark (player + 1), so no branch is needed
+def _lines_through() -> np.ndarray:
+    table = np.full((9, 4, 2), -1, np.int64)
+    for cell in range(9):
+        others = [[c for c in line if c != cell] for line in LINES.tolist() if cell in line]
+        table[cell, : len(others)] = others
+    return table
+
+
+LINES_THROUGH = _lines_through()
+
 
 def initial_array() -> np.ndarray:
     state = np.zeros(STATE_SIZE, np.int64)
@@ -51,15 +63,24 @@ def _winner(state):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _completes_line(state, cell, mark):
+    """Whether ``mark`` on ``cell`` completes a line (branch-free: random play mispredicts)."""
+    won = False
+    for k in range(4):
+        won |= (state[1 + LINES_THROUGH[cell, k, 0]] == mark) & (
+            state[1 + LINES_THROUGH[cell, k, 1]] == mark)
+    return won
+
+
 @njit(LEGAL_SIG, cache=True)
 def legal_actions(state, out):
     if state[0] == TERMINAL:
         return 0
     n = 0
-    for cell in range(9):
-        if state[1 + cell] == 0:
-            out[n] = cell
-            n += 1
+    for cell in range(9):  # branch-free: out has room for all nine cells
+        out[n] = cell
+        n += state[1 + cell] == 0
     return n
 
 
@@ -69,9 +90,8 @@ def apply_action(state, action, undo_row):
     undo_row[0] = player
     state[1 + action] = player + 1
     state[MOVES] += 1
-    winner = _winner(state)
-    if winner >= 0:
-        state[RESULT] = winner
+    if _completes_line(state, action, player + 1):
+        state[RESULT] = player
         state[0] = TERMINAL
     elif state[MOVES] == 9:
         state[RESULT] = DRAW
@@ -141,10 +161,11 @@ OBSERVATION_SIZE = 18
 @njit(OBSERVE_SIG, cache=True)
 def observe(state, seat, out):
     """(3, 3, 2) flattened: per cell, seat's mark, then the opponent's (as PettingZoo's)."""
+    own = seat + 1
     for cell in range(9):
         mark = state[1 + cell]
-        out[2 * cell] = 1.0 if mark == seat + 1 else 0.0
-        out[2 * cell + 1] = 1.0 if mark != 0 and mark != seat + 1 else 0.0
+        out[2 * cell] = np.float32(mark == own)
+        out[2 * cell + 1] = np.float32((mark != 0) & (mark != own))
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
