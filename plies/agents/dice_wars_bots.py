@@ -382,21 +382,26 @@ class DwExpectiminimaxAgent(BaseAgent):
     case ending the turn competes with the attacks. ``filter`` keeps the k best children (by
     the heuristic) at nodes with two or more plies left (0 = full width).
     ``eval=net`` scores the leaves with the shipped value network (``eval=<file>.pt``: another
-    one; plies/agents/value_net.py) in one batch per decision; ``filter`` is then not used.
+    one; plies/agents/value_net.py) in one batch per decision; its ``filter`` ranks children
+    by the compiled heuristic ``filter_eval`` (default ``win_prob``); ``filter_leaves`` filters
+    the last ply too, so a network scores about (2 k)^depth leaves instead of all of them.
     """
 
     spec_name = "dw_expectiminimax"
 
     def __init__(self, *, depth: int = 3, max_attacks: int = 3, eval: str = "score",
                  areas: float = 0.0, dice: float = 0.0, filter: int = 5,
-                 end_turn: bool = False, seed: int | None = None,
-                 name: str | None = None) -> None:
+                 filter_eval: str = "win_prob", filter_leaves: bool = False,
+                 end_turn: bool = False,
+                 seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
         self.depth = depth
         self.max_attacks = max_attacks
         self.eval_name = eval
         self.weights = {"areas": areas, "dice": dice} if eval == "score" else {}
         self.filter = filter
+        self.filter_eval = filter_eval
+        self.filter_leaves = filter_leaves
         self.end_turn = end_turn
         self.last_values: np.ndarray | None = None
 
@@ -413,18 +418,23 @@ class DwExpectiminimaxAgent(BaseAgent):
         if len(legal) == 1:
             return end
         weights = {k: v for k, v in self.weights.items() if v}
+        ranker = None
         if self.eval_name == "net" or self.eval_name.endswith(".pt"):
-            # a value network (plies/agents/value_net.py): leaves in one batch, full width
+            # a value network (plies/agents/value_net.py): leaves in one batch; the filter
+            # ranks children by a compiled heuristic
             from plies.agents.value_net import evaluator_for_spec
 
-            evaluator, keep = evaluator_for_spec(state, self.eval_name), 0
+            evaluator = evaluator_for_spec(state, self.eval_name)
+            ranker = evaluator_for(state, self.filter_eval) if self.filter else None
         else:
-            evaluator, keep = evaluator_for(state, self.eval_name, **weights), self.filter
+            evaluator = evaluator_for(state, self.eval_name, **weights)
         values, actions, _, _ = analyse(
             state,
             depth=self.depth,
             evaluator=evaluator,
-            filter=keep,
+            filter=self.filter,
+            filter_evaluator=ranker,
+            filter_leaves=self.filter_leaves,
             limit=self.max_attacks - made if self.max_attacks > 0 else 0,
             chance_limit=1,
         )

@@ -16,13 +16,14 @@ One compiled search (``search``) serves all games through the kernel bundle (``K
 - ``depth`` counts plies (player decisions); chance nodes do not count. ``chance_limit`` (action
   mode) turns a chain of more than that many consecutive chance nodes into a leaf, for games
   whose chance events come in long chains (Dice Wars' reinforcement, one die at a time).
-- **Move filters** (``filter`` = k): at a player node with two or more plies left, children
-  are first scored by the evaluator (0-ply) and only the k best are searched deeper.
+- **Move filters** (``filter`` = k): at a player node with two or more plies left (one or more
+  with ``filter_leaves``), children are first scored by the evaluator (0-ply; with a network
+  evaluator, by a compiled ``filter_evaluator``) and only the k best are searched deeper.
 - **Leaves in batches.** With a compiled heuristic (``EVAL_T``) leaves are scored inside the
   search. Any other ``Evaluator`` (a torch network) uses the same traversal twice: a first pass
   collects every leaf state into one array, the evaluator scores them in one call, and a second
-  pass replays the traversal reading those values (the traversal does not depend on the values
-  when filters are off, so both passes visit the same leaves in the same order).
+  pass replays the traversal reading those values (the traversal depends only on the compiled
+  filter heuristic, never on the leaf values, so both passes visit the same leaves in order).
 
 The search is iterative (an explicit stack of frames): numba cannot cache recursive functions.
 """
@@ -57,7 +58,8 @@ TURNS_T = types.FunctionType(TURNS_SIG)
 # cfg slots
 C_DEPTH, C_TURNS, C_LIMIT, C_FILTER, C_PLAYERS, C_ZERO_SUM, C_MODE, C_LEVELS = range(8)
 C_WIDTH, C_ROOT, C_CHANCE_LIMIT, C_PATH_LEN, C_UNDO, C_PRUNE, C_BOUND = range(8, 15)
-CFG_SIZE = 15
+C_FILTER_FROM = 15  # the filter acts at nodes with at least this many plies left
+CFG_SIZE = 16
 MODE_EVAL, MODE_COLLECT, MODE_REPLAY = 0, 1, 2
 
 # frame kinds
@@ -96,7 +98,9 @@ def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_
             out[s] = ret[s]
         return
     mode = cfg[C_MODE]
-    if mode == MODE_COLLECT:
+    if mode == MODE_EVAL:
+        _heuristic_value(st, evaluate, params, cfg, out)
+    elif mode == MODE_COLLECT:
         k = stats[2]
         if k < leaf_states.shape[0]:
             for i in range(st.shape[0]):
@@ -110,7 +114,12 @@ def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_
         stats[2] = k + 1
         for s in range(n):
             out[s] = leaf_values[k, s]
-        return
+
+
+@njit(cache=True)
+def _heuristic_value(st, evaluate, params, cfg, out):
+    """The compiled heuristic's value of a non-terminal state into out (one value per seat)."""
+    n = cfg[C_PLAYERS]
     if cfg[C_ZERO_SUM] == 1 and n == 2:
         root = cfg[C_ROOT]
         v = evaluate(st, root, params)
@@ -229,9 +238,11 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
                     order[level, k] = chosen[k]
             # move filter: search only the best `keep` children (by the evaluator) deeper;
             # with pruning, search all of them best first (good bounds early cut more)
-            filtering = keep > 0 and c > keep
-            if (kind[level] != K_CHANCE and (filtering or prune) and c > 1 and plies[level] >= 2
-                    and cfg[C_MODE] == MODE_EVAL):
+            # (with a network's leaves, the filter ranks by the compiled heuristic `evaluate`,
+            # so the collecting and the replaying pass keep the same children)
+            filtering = keep > 0 and c > keep and plies[level] >= cfg[C_FILTER_FROM]
+            ordering = prune and plies[level] >= 2
+            if kind[level] != K_CHANCE and (filtering or ordering) and c > 1:
                 for k in range(c):
                     if kind[level] == K_TURNS:
                         child = rows[level, k]
@@ -239,8 +250,13 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
                         child = st[level + 1]
                         child[:] = s
                         apply(child, acts[level, k], undo)
-                    _leaf_value(child, kernels, evaluate, params, cfg, ret, tmp, leaf_states,
-                                leaf_values, stats)
+                    stats[1] += 1
+                    if child[0] == TERMINAL:
+                        kernels[3](child, ret)
+                        for j in range(n):
+                            tmp[j] = ret[j]
+                    else:
+                        _heuristic_value(child, evaluate, params, cfg, tmp)
                     static[k] = -tmp[p]
                 chosen = np.argsort(static[:c], kind="mergesort")
                 for k in range(c):
@@ -472,11 +488,16 @@ def analyse(
     prune: bool = True,
     stats: np.ndarray | None = None,
     max_leaves: int = 2_000_000,
+    filter_evaluator: HeuristicEvaluator | None = None,
+    filter_leaves: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Values of the root's children: (values [children x seats], actions, paths, turn mode).
 
     In turn mode ``paths[k]`` is the action sequence (-1 padded) of the k-th afterstate; in
-    action mode ``actions[k]`` is the k-th legal action."""
+    action mode ``actions[k]`` is the k-th legal action. A ``filter`` with an evaluator that
+    is not a compiled heuristic (a network) ranks the children by ``filter_evaluator``, a
+    compiled heuristic, and scores only the leaves with ``evaluator``; ``filter_leaves``
+    applies the filter at the last ply as well (fewer leaves for an expensive evaluator)."""
     if state.current_player < 0:
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
     turn_kernel = state.info.afterstates
@@ -503,6 +524,7 @@ def analyse(
     cfg[C_UNDO] = max(1, state.info.undo_size)
     cfg[C_PRUNE] = int(prune)
     cfg[C_BOUND] = int(np.ceil(state.value_bound))
+    cfg[C_FILTER_FROM] = 1 if filter_leaves else 2
     children = cap if use_turns else width
     values = np.zeros((children, n_players), np.float64)
     rows = np.zeros((cap, state.array.shape[0]), np.int64)
@@ -520,11 +542,19 @@ def analyse(
         n = run(s, refs, turns_fn, eval_ref(evaluator.kernel), evaluator.params, cfg, values,
                 rows, paths, no_leaves, no_values, stats)
     else:
+        # pass 1: count and collect the leaves; evaluate them in one batch; pass 2: back up.
+        # The compiled kernel passed along only ranks children for a filter.
         if filter:
-            raise ValueError("move filters need a compiled heuristic evaluator (for now)")
-        # pass 1: count and collect the leaves; evaluate them in one batch; pass 2: back up
-        dummy_kernel = eval_ref(HeuristicEvaluator.zero_kernel())
-        params = np.zeros(1, np.float64)
+            if filter_evaluator is None or getattr(filter_evaluator, "kernel", None) is None:
+                raise ValueError(
+                    "a move filter with a network evaluator needs filter_evaluator=<a compiled "
+                    "heuristic> to rank the children (e.g. evaluator_for(state, 'score'))"
+                )
+            dummy_kernel = eval_ref(filter_evaluator.kernel)
+            params = filter_evaluator.params
+        else:
+            dummy_kernel = eval_ref(HeuristicEvaluator.zero_kernel())
+            params = np.zeros(1, np.float64)
         cfg[C_MODE] = MODE_COLLECT
         probe = np.zeros((0, s.shape[0]), np.int64)
         run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths, probe,

@@ -84,3 +84,56 @@ def test_depth_three_players_play_legal_games():
         state.apply(action)
         decisions += 1
     assert state.battles > 10
+
+
+def _midgame_state(seed: int) -> DiceWarsState:
+    """A four-player position after some random play, with several attacks open."""
+    rng = np.random.default_rng(seed)
+    state = DiceWarsState.initial(rng, num_players=4)
+    for _ in range(40):
+        if state.is_chance_node():
+            outcomes, probs = state.chance_outcomes()
+            state.apply(int(rng.choice(outcomes, p=np.asarray(probs) / np.sum(probs))))
+        else:
+            state.apply(int(rng.choice(state.legal_actions())))
+    while state.is_chance_node():
+        outcomes, probs = state.chance_outcomes()
+        state.apply(int(outcomes[int(np.argmax(probs))]))
+    return state
+
+
+@pytest.mark.parametrize("filter_leaves", [False, True])
+def test_network_filter_ranks_by_the_heuristic_and_matches_the_compiled_search(filter_leaves):
+    from plies.agents.evaluators import FunctionEvaluator
+
+    state = _midgame_state(4)
+    assert len(state.legal_actions()) > 4
+    heuristic = evaluator_for(state, "win_prob")
+    # a Python evaluator scored in batches, equal to the heuristic: with the same filter the
+    # collect-evaluate-replay search must give exactly the compiled search's values
+    batched = FunctionEvaluator(heuristic.evaluate)
+    options = dict(depth=3, limit=3, chance_limit=1, filter=3, filter_leaves=filter_leaves)
+    stats_compiled, stats_batched = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    expected, actions, _, _ = analyse(state, evaluator=heuristic, stats=stats_compiled, **options)
+    got, got_actions, _, _ = analyse(state, evaluator=batched, filter_evaluator=heuristic,
+                                     stats=stats_batched, **options)
+    assert got_actions.tolist() == actions.tolist()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    # the filter cuts the leaves the evaluator scores; filtering the last ply cuts more
+    full = np.zeros(3, np.int64)
+    analyse(state, evaluator=batched, depth=3, limit=3, chance_limit=1, stats=full)
+    assert 0 < stats_batched[2] < full[2]
+    if filter_leaves:
+        plain = np.zeros(3, np.int64)
+        analyse(state, evaluator=batched, filter_evaluator=heuristic, depth=3, limit=3,
+                chance_limit=1, filter=3, stats=plain)
+        assert stats_batched[2] < plain[2]
+
+
+def test_network_filter_needs_a_compiled_ranking():
+    from plies.agents.evaluators import FunctionEvaluator
+
+    state = _midgame_state(4)
+    batched = FunctionEvaluator(evaluator_for(state, "win_prob").evaluate)
+    with pytest.raises(ValueError, match="filter_evaluator"):
+        analyse(state, evaluator=batched, depth=2, limit=3, chance_limit=1, filter=3)
