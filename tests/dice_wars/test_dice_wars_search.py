@@ -87,18 +87,17 @@ def test_depth_three_players_play_legal_games():
 
 
 def _midgame_state(seed: int) -> DiceWarsState:
-    """A four-player position after some random play, with several attacks open."""
+    """A four-player position after some random play: the start of a turn, several attacks open."""
     rng = np.random.default_rng(seed)
     state = DiceWarsState.initial(rng, num_players=4)
-    for _ in range(40):
+    plies = 0
+    while plies < 40 or state.is_chance_node() or state.array[rules.ATTACKS] > 0:
         if state.is_chance_node():
             outcomes, probs = state.chance_outcomes()
             state.apply(int(rng.choice(outcomes, p=np.asarray(probs) / np.sum(probs))))
         else:
             state.apply(int(rng.choice(state.legal_actions())))
-    while state.is_chance_node():
-        outcomes, probs = state.chance_outcomes()
-        state.apply(int(outcomes[int(np.argmax(probs))]))
+            plies += 1
     return state
 
 
@@ -137,3 +136,13 @@ def test_network_filter_needs_a_compiled_ranking():
     batched = FunctionEvaluator(evaluator_for(state, "win_prob").evaluate)
     with pytest.raises(ValueError, match="filter_evaluator"):
         analyse(state, evaluator=batched, depth=2, limit=3, chance_limit=1, filter=3)
+
+
+def test_network_player_filters_by_a_named_heuristic():
+    pytest.importorskip("torch")
+    state = _midgame_state(4)
+    agent = make("dw_expectiminimax:depth=2,eval=net,filter=2,filter_eval=score", seed=0)
+    assert agent.act(state) in state.legal_actions().tolist()
+    bogus = make("dw_expectiminimax:depth=2,eval=net,filter=2,filter_eval=bogus", seed=0)
+    with pytest.raises(ValueError, match="heuristics: score"):
+        bogus.act(state)
