@@ -80,14 +80,16 @@ def test_results_are_stored_and_resume_skips_finished_games(tmp_path):
 
 def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
     path = tmp_path / "killed.sqlite"
-    args = ["tournament", "--game", "tictactoe", "--agents", "random", "alphabeta:depth=3",
-            "lookahead:depth=2", "--games", "30", "--seed", "4", "--workers", "1", "--quiet"]
+    # enough games (300 of Connect Four) that the kill lands well before the end
+    agents = ["random", "alphabeta:depth=3", "lookahead:depth=2"]
+    args = ["tournament", "--game", "connect_four", "--agents", *agents, "--games", "100",
+            "--seed", "4", "--workers", "1", "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     stored = 0
     while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
+        time.sleep(0.02)
         if path.exists():
             try:
                 stored = sqlite3.connect(path).execute("SELECT COUNT(*) FROM games").fetchone()[0]
@@ -99,12 +101,11 @@ def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     config = ResultStore.read_config(path)
-    assert ResultStore(path, config, resume=True).count() < 90
-    resumed = run_tournament("tictactoe", ["random", "alphabeta:depth=3", "lookahead:depth=2"], 30, seed=4,
-                             workers=1, results=path, resume=True, progress=False)
-    straight = run_tournament("tictactoe", ["random", "alphabeta:depth=3", "lookahead:depth=2"], 30, seed=4,
-                              workers=1, progress=False)
-    assert len(resumed.records) == 90
+    assert 10 <= ResultStore(path, config, resume=True).count() < 300
+    resumed = run_tournament("connect_four", agents, 100, seed=4, workers=1, results=path,
+                             resume=True, progress=False)
+    straight = run_tournament("connect_four", agents, 100, seed=4, workers=1, progress=False)
+    assert len(resumed.records) == 300
     assert table_text(resumed) == table_text(straight)
 
 
