@@ -16,3 +16,20 @@ def test_ray_backend_gives_the_process_backend_s_table():
         ray.shutdown()
     assert remote.table().format() == local.table().format()
     assert [r.actions for r in remote.records] == [r.actions for r in local.records]
+
+
+@pytest.mark.slow
+def test_self_play_on_ray_gives_the_process_backend_s_games():
+    from plies.training.selfplay import generate
+
+    lineups = [("dw_random", "strength_diff", "single_turn", "win_prob")] * 3 + [
+        ("win_prob", "win_prob", "dw_random", "strength_diff")]
+    options = {"num_players": 4}
+    local = generate("dice_wars", lineups, seed=3, workers=2, options=options)
+    try:
+        remote = generate("dice_wars", lineups, seed=3, workers=2, backend="ray", options=options)
+    finally:
+        ray.shutdown()
+    assert [r.actions for r in remote] == [r.actions for r in local]
+    assert [r.returns for r in remote] == [r.returns for r in local]
+    assert len({tuple(r.actions) for r in local}) == len(lineups)  # the games differ
