@@ -400,7 +400,9 @@ class ExpectiminimaxAgent(BaseAgent):
 
     ``depth``: plies (turns in turn mode); ``eval``: a heuristic of the game (default: the
     game's default); ``filter``: keep the k best children by the evaluator before searching
-    deeper (0 = full width); ``limit``: consecutive own moves looked at per turn (action mode;
+    deeper (0 = full width; with ``eval=net`` the children are ranked by the compiled heuristic
+    ``filter_eval``, default the game's default); ``limit``: consecutive own moves looked at
+    per turn (action mode;
     0 = no limit); ``turns``: "auto" (afterstates when the game has them), "on", "off";
     ``chance_limit``: longer chains of chance nodes are leaves (0 = no limit); ``prune``:
     Star1 cut-offs at chance and player nodes of two-player zero-sum games (the chosen move
@@ -416,6 +418,7 @@ class ExpectiminimaxAgent(BaseAgent):
         depth: int = 1,
         eval: str = "",
         filter: int = 0,
+        filter_eval: str = "",
         limit: int = 0,
         turns: str = "auto",
         chance_limit: int = 0,
@@ -432,6 +435,7 @@ class ExpectiminimaxAgent(BaseAgent):
         self.depth = depth
         self.eval_name = eval
         self.filter = filter
+        self.filter_eval = filter_eval
         self.limit = limit
         self.turns = turns
         self.chance_limit = chance_limit
@@ -449,11 +453,16 @@ class ExpectiminimaxAgent(BaseAgent):
         planned = self._plan.next_for(state)
         if planned is not None:
             return planned
+        evaluator = self.evaluator or evaluator_for(state, self.eval_name)
+        ranker = None
+        if self.filter and not isinstance(evaluator, HeuristicEvaluator):
+            ranker = evaluator_for(state, self.filter_eval)  # a network's filter: a heuristic
         values, actions, paths, use_turns = analyse(
             state,
             depth=self.depth,
-            evaluator=self.evaluator or evaluator_for(state, self.eval_name),
+            evaluator=evaluator,
             filter=self.filter,
+            filter_evaluator=ranker,
             limit=self.limit,
             turns=self.turns,
             chance_limit=self.chance_limit,

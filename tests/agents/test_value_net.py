@@ -209,3 +209,18 @@ def test_agent_with_an_evaluator_object_plays_backgammon():
     first = agent.act(state)
     assert first in {int(p[0]) for p in paths}
     assert bg_rules.STATE_SIZE == state.array.shape[0]
+
+
+def test_generic_agent_filters_a_network_search_by_a_heuristic():
+    torch.manual_seed(0)
+    model = BackgammonNet(hidden=16)
+    state = bg_position(5)
+    full = ExpectiminimaxAgent(depth=2, evaluator=NetEvaluator(model), seed=0)
+    full.act(state)
+    filtered = ExpectiminimaxAgent(depth=2, evaluator=NetEvaluator(model), filter=3,
+                                   filter_eval="pips", seed=0)
+    seen = counting(model)
+    action = filtered.act(state)
+    assert action in state.legal_actions().tolist()
+    assert len(seen) == 1  # still one forward pass, over fewer leaves
+    assert 0 < filtered.stats[2] < full.stats[2]
