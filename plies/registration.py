@@ -70,6 +70,8 @@ def register_envs() -> None:
             gymnasium.register(
                 id=gym_id,
                 entry_point="plies.single_agent:SingleAgentEnv",
+                # gymnasium.make_vec(id, num_envs) gets the compiled batch, not N Python envs
+                vector_entry_point="plies.vector.gym:GymVectorEnv",
                 kwargs={"game": game},
                 disable_env_checker=True,
             )

@@ -42,11 +42,17 @@ class GymVectorEnv(VectorEnv):
         seed: int | None = 0,
         **options: Any,
     ) -> None:
+        if "opponents" in options or (isinstance(opponent, str) and opponent != "random"):
+            given = options.get("opponents", opponent)
+            raise ValueError(
+                f"the batched env plays every other seat with one opponent, 'random' or a batched "
+                f"policy callable (see torch_policy), got {given!r}; for agent specs use the "
+                f"single-agent env: gymnasium.make_vec(id, num_envs, vectorization_mode='sync', "
+                f"opponent=SPEC)"
+            )
         self.batch = VectorGame(game, num_envs, seed, **options)
         if not 0 <= seat < self.batch.num_players:
             raise ValueError(f"seat must be in 0..{self.batch.num_players - 1}, got {seat}")
-        if isinstance(opponent, str) and opponent != "random":
-            raise ValueError(f"opponent must be 'random' or a batched policy callable, got {opponent!r}")
         self.opponent = opponent
         self.seat = seat
         self.num_envs = num_envs

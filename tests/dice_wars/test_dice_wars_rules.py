@@ -31,6 +31,8 @@ def test_dealing_and_start():
     assert np.array_equal(state.array, again.array)
     with pytest.raises(ValueError, match="2 to 8"):
         DiceWarsState.initial(np.random.default_rng(0), num_players=9)
+    with pytest.raises(ValueError, match="unknown option.*players.*options: num_players"):
+        DiceWarsState.initial(np.random.default_rng(0), players=4)
     eight = DiceWarsState.initial(np.random.default_rng(0), num_players=8)
     assert sorted(set(eight.owners.tolist())) == list(range(8))
 

@@ -174,3 +174,47 @@ def test_parallel_default_depends_on_batch_size_and_threads():
     assert pv.make("tictactoe", PARALLEL_MIN_ENVS, seed=0).parallel is several_threads
     assert pv.make("tictactoe", PARALLEL_MIN_ENVS - 1, seed=0).parallel is False
     assert pv.make("tictactoe", PARALLEL_MIN_ENVS, seed=0, parallel=False).parallel is False
+
+
+def test_make_vec_gives_the_compiled_batch_and_sync_mode_the_python_envs():
+    import gymnasium
+
+    import plies  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make_vec("plies/ConnectFour-v0", num_envs=8, seat=1)
+    assert isinstance(env, pv.GymVectorEnv) and env.spec.id == "plies/ConnectFour-v0"
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (8, 6, 7, 2) and (env.batch.current_player == 1).all()
+    sync = gymnasium.make_vec("plies/TicTacToe-v0", num_envs=2, vectorization_mode="sync",
+                              opponent="alphabeta:depth=2")
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    with pytest.raises(ValueError, match="vectorization_mode='sync'"):
+        gymnasium.make_vec("plies/TicTacToe-v0", num_envs=2, opponent="alphabeta:depth=2")
+    with pytest.raises(ValueError, match="one opponent"):
+        gymnasium.make_vec("plies/DiceWars-v0", num_envs=2, opponents=["random"] * 3)
+
+
+def test_gymnasium_episode_statistics_wrapper_counts_the_learners_episodes():
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(pv.GymVectorEnv("connect_four", 16, seat=0, seed=2))
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    returns = np.zeros(16)
+    lengths = np.zeros(16, np.int64)
+    recorded = 0
+    for _ in range(80):
+        mask = env.unwrapped.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+        _, rewards, terminations, truncations, infos = env.step(actions)
+        returns += rewards
+        lengths += 1
+        done = terminations | truncations
+        if done.any():
+            assert infos["_episode"].tolist() == done.tolist()
+            np.testing.assert_array_equal(infos["episode"]["r"][done], returns[done])
+            np.testing.assert_array_equal(infos["episode"]["l"][done], lengths[done])
+            recorded += int(done.sum())
+            returns[done] = 0
+            lengths[done] = 0
+    assert recorded > 50

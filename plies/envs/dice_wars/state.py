@@ -110,10 +110,12 @@ class DiceWarsState(GameState):
         rows: int = DEFAULT_ROWS,
         cols: int = DEFAULT_COLS,
         adjacency: Sequence[Sequence[int]] | dict[int, Sequence[int]] | None = None,
+        **unknown: Any,
     ) -> DiceWarsState:
         """A new game: the map (grown on the hex grid, or ``adjacency``) and the dealing are
         drawn from ``rng``. Seats take a random free area in turn, starting with seat 0, which
         also moves first; every area starts with 3 dice."""
+        check_options("dice_wars", unknown, OPTIONS)
         rng = np.random.default_rng() if rng is None else rng
         if not 2 <= int(num_players) <= rules.MAX_PLAYERS:
             raise ValueError(f"num_players={num_players}: Dice Wars takes 2 to 8 players")
