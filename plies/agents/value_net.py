@@ -19,6 +19,7 @@ torch is the ``nn`` extra; everything here that needs it says so when it is miss
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -410,8 +411,11 @@ class NetEvaluator(BatchEvaluator):
 
     def __init__(self, model, device: str | None = None, name: str = "net") -> None:
         torch = require_torch()
-        self.device = torch.device(device) if device else next(model.parameters()).device
-        self.model = model.to(self.device).eval()
+        current = next(model.parameters()).device
+        self.device = torch.device(device) if device else current
+        if self.device != current:  # Module.to moves in place: leave the caller's model where it is
+            model = copy.deepcopy(model).to(self.device)
+        self.model = model.eval()
         self.name = name
         self.calls = 0
 

@@ -192,6 +192,17 @@ def test_shipped_backgammon_net_knows_a_won_race():
     assert values[0] > 0.8 and values[1] < -0.8
 
 
+def test_an_evaluator_on_another_device_leaves_the_callers_model_in_place():
+    model = BackgammonNet(hidden=8)
+    on_cpu = NetEvaluator(model)
+    elsewhere = NetEvaluator(model, "meta")  # a device without data: no GPU needed
+    assert next(elsewhere.model.parameters()).device.type == "meta"
+    assert next(model.parameters()).device.type == "cpu" and on_cpu.model is model
+    state = bg_position(2)
+    analyse(state, depth=1, evaluator=on_cpu)  # still runs where it was built
+    assert on_cpu.calls == 1
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_net_evaluator_on_cuda():
     model = BackgammonNet(hidden=8)
