@@ -11,6 +11,7 @@ GAMES: dict[str, str] = {
     "nine_mens_morris": "plies.envs.nine_mens_morris.state:NineMensMorrisState",
     "backgammon": "plies.envs.backgammon.state:BackgammonState",
     "dice_wars": "plies.envs.dice_wars.state:DiceWarsState",
+    "othello": "plies.envs.othello.state:OthelloState",
 }
 """Game id -> ``module:class`` of its GameState (imported only when used)."""
 
@@ -20,6 +21,7 @@ GYM_IDS: dict[str, str] = {
     "nine_mens_morris": "plies/NineMensMorris-v0",
     "backgammon": "plies/Backgammon-v0",
     "dice_wars": "plies/DiceWars-v0",
+    "othello": "plies/Othello-v0",
 }
 
 
