@@ -74,6 +74,16 @@ def test_alphabeta_takes_a_corner():
 def test_cli_tournament(capsys):
     from plies.cli import main
 
-    main(["tournament", "--game", "othello", "--agents", "random", "alphabeta:depth=1", "--games", "4"])
+    main(["tournament", "--game", "othello", "--agents", "random", "alphabeta:depth=1", "--games", "4", "--workers", "1"])
     out = capsys.readouterr().out
     assert "alphabeta:depth=1" in out and "random" in out
+
+
+def test_parallel_and_serial_batches_are_identical():
+    runs = []
+    for parallel in (False, True):
+        batch = plies.vector.make("othello", 40, seed=5, parallel=parallel)
+        for _ in range(70):
+            batch.step(batch.sample_actions())
+        runs.append(batch.states.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])

@@ -250,3 +250,44 @@ def test_render():
     image = s.render_rgb()
     assert image.shape == (400, 400, 3) and image.dtype == np.uint8
     assert (image == 20).all(axis=2).sum() > 0 and (image == 240).all(axis=2).sum() > 0
+
+
+def reference_flips(cells: list[int], square: int, mover: int) -> list[int]:
+    """The discs a disc of ``mover`` (1 or 2) on ``square`` flips, square by square."""
+    row, col = divmod(square, 8)
+    flipped = []
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr == dc == 0:
+                continue
+            line, r, c = [], row + dr, col + dc
+            while 0 <= r < 8 and 0 <= c < 8 and cells[8 * r + c] == 3 - mover:
+                line.append(8 * r + c)
+                r, c = r + dr, c + dc
+            if line and 0 <= r < 8 and 0 <= c < 8 and cells[8 * r + c] == mover:
+                flipped += line
+    return sorted(flipped)
+
+
+def bits(squares) -> int:
+    return rules._signed(sum(1 << s for s in squares))
+
+
+def test_move_and_flip_kernels_match_a_square_by_square_reference_on_random_boards():
+    rng = np.random.default_rng(10)
+    checked = 0
+    for _ in range(400):
+        fill = rng.uniform(0.2, 0.95)
+        cells = [0 if rng.random() > fill else int(rng.integers(1, 3)) for _ in range(64)]
+        black = bits(i for i, v in enumerate(cells) if v == 1)
+        white = bits(i for i, v in enumerate(cells) if v == 2)
+        for mover, own, other in ((1, black, white), (2, white, black)):
+            moves = rules.moves_of(own, other)
+            for square in range(64):
+                expected = reference_flips(cells, square, mover) if cells[square] == 0 else []
+                is_move = bool((moves >> square) & 1)
+                assert is_move == bool(expected), (cells, square, mover)
+                if is_move:
+                    assert rules.flips_of(own, other, square) == bits(expected)
+                    checked += 1
+    assert checked > 5000
