@@ -406,7 +406,7 @@ class DwExpectiminimaxAgent(BaseAgent):
         self.last_values: np.ndarray | None = None
 
     def act(self, state: GameState) -> int:
-        from plies.agents.evaluators import evaluator_for
+        from plies.agents.evaluator_specs import evaluator_for
         from plies.agents.expectiminimax import analyse
 
         array = state.array
@@ -422,9 +422,7 @@ class DwExpectiminimaxAgent(BaseAgent):
         if self.eval_name == "net" or self.eval_name.endswith(".pt"):
             # a value network (plies/agents/value_net.py): leaves in one batch; the filter
             # ranks children by a compiled heuristic
-            from plies.agents.value_net import evaluator_for_spec
-
-            evaluator = evaluator_for_spec(state, self.eval_name)
+            evaluator = evaluator_for(state, self.eval_name)
             ranker = evaluator_for(state, self.filter_eval) if self.filter else None
         else:
             evaluator = evaluator_for(state, self.eval_name, **weights)

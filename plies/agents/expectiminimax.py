@@ -36,7 +36,8 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, PlayPlan
-from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.envs.core import (
     AFTERSTATES_SIG,
     CHANCE,

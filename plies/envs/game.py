@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from plies.envs.core import GameState, Heuristic, Kernels
+from plies.envs.registry import get_game
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,4 @@ class Game:
 
     def __reduce__(self) -> tuple:
         # pickled as its registry id: a worker process finds the same declared object
-        from plies.registration import get_game
-
         return (get_game, (self.id,))

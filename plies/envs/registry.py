@@ -55,8 +55,6 @@ def entries() -> list[GameEntry]:
 def get_game(game_id: str) -> Game:
     """The ``Game`` declaration of a registered id, or of a ``"package.module:ATTRIBUTE"`` path
     (a user's game that is not registered in this process, e.g. in a worker)."""
-    from plies.envs.game import Game
-
     game = _LOADED.get(game_id)
     if game is not None:
         return game
@@ -73,7 +71,7 @@ def get_game(game_id: str) -> Game:
         game = getattr(importlib.import_module(module), attribute)
     except (ImportError, AttributeError) as error:
         raise ValueError(f"game {game_id!r}: cannot load {target} ({error})") from error
-    if not isinstance(game, Game):
+    if not all(hasattr(game, fact) for fact in ("state_class", "kernels", "batch_run")):
         raise TypeError(f"game {game_id!r}: {target} is a {type(game).__name__}, not a plies Game")
     _LOADED[game_id] = game
     return game
@@ -85,3 +83,4 @@ register_game("connect_four", "plies.envs.connect_four.state:GAME", "plies/Conne
 register_game("nine_mens_morris", "plies.envs.nine_mens_morris.state:GAME", "plies/NineMensMorris-v0")
 register_game("backgammon", "plies.envs.backgammon.state:GAME", "plies/Backgammon-v0")
 register_game("dice_wars", "plies.envs.dice_wars.state:GAME", "plies/DiceWars-v0")
+register_game("othello", "plies.envs.othello.state:GAME", "plies/Othello-v0")

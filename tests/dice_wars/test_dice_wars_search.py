@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from plies.agents import make
-from plies.agents.evaluators import evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.expectiminimax import analyse
 from plies.envs.dice_wars import DiceWarsState, attack_success_probability, rules
 from plies.envs.dice_wars.state import GAME
