@@ -33,6 +33,11 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 CHANCE = -1
 TERMINAL = -4
 
+# The one result convention: a game's ``result`` slot holds ONGOING while it runs, then the
+# winning seat, or NO_WINNER for a draw or a game cancelled by its rules (all returns 0).
+ONGOING = -1
+NO_WINNER = -2
+
 STATE_T = types.int64[::1]
 ACTIONS_T = types.int64[::1]
 PROBS_T = types.float64[::1]
@@ -85,8 +90,8 @@ EVAL_T = types.FunctionType(EVAL_SIG)
 
 @njit(cache=True)
 def two_player_returns(result: int, out: np.ndarray) -> None:
-    """Returns of a two-player game from its result: the winning seat (0 or 1) gets +1 and the
-    other -1; anything else (a draw, or no result yet) gives 0 to both."""
+    """Returns of a two-player game from its result slot: the winning seat (0 or 1) gets +1 and
+    the other -1; ``NO_WINNER`` (a draw) or ``ONGOING`` gives 0 to both."""
     out[0] = 0.0
     out[1] = 0.0
     if result == 0 or result == 1:

@@ -7,6 +7,7 @@ import pytest
 
 import plies
 from plies.envs.game import Game
+from plies.envs.tictactoe import TicTacToeState
 from plies.testing import ContractViolation, check_game
 
 GAMES = {"tictactoe": 40, "connect_four": 30, "nine_mens_morris": 15, "backgammon": 10, "dice_wars": 6,
@@ -20,15 +21,17 @@ def test_every_registered_game_honours_the_contract(game):
     assert counts["positions"] > counts["games"]
 
 
+class BrokenTicTacToe(TicTacToeState):
+    __slots__ = ()
+
+
 def test_a_broken_undo_is_reported():
     """A game whose undo forgets to restore the move counter fails the suite, by name."""
-    from plies.envs.tictactoe import state as ttt
-
-    real = ttt.GAME
-    broken_undo = _forgetful_undo()
-    broken = Game(**{**{f: getattr(real, f) for f in real.__dataclass_fields__},
-                     "id": "broken_tictactoe", "state_class": type("BrokenState", (ttt.TicTacToeState,), {"__slots__": ()}),
-                     "kernels": real.kernels._replace(undo_action=broken_undo)})
+    real = TicTacToeState.game
+    fields = {name: getattr(real, name) for name in real.__dataclass_fields__}
+    fields.update(id="broken_tictactoe", state_class=BrokenTicTacToe,
+                  kernels=real.kernels._replace(undo_action=_forgetful_undo()))
+    broken = Game(**fields)
     with pytest.raises(ContractViolation, match=r"\[undo\]"):
         check_game(broken, games=2, batch_steps=0)
 

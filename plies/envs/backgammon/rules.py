@@ -45,13 +45,13 @@ SCHEMA = SlotSchema(
     Slot("rem_hi", 1, "uses of `die_hi` left (up to 4 for doubles, when `rem_lo` stays 0)"),
     Slot("rem_lo", 1, "uses of `die_lo` left"),
     Slot("rolls", 1, "0 until the opening roll is made, then 1"),
-    Slot("winner", 1, "-1 while the game runs, else the winning seat"),
+    Slot("result", 1, "-1 while the game runs, else the winning seat (backgammon has no draws)"),
     Slot("points", 1, "1, 2 or 3 once over (gammon / backgammon only with `scoring` 1)"),
     Slot("spare", 6, "unused (keeps the checkers at offset 16)"),
     Slot("board", 2 * SIDE, "`board + 26 * seat + i`: checkers of seat, i = 0 borne off, 1..24 its points, 25 its bar"),
 )
 PLAYER, SCORING, ROLLER, DIE_HI, DIE_LO, REM_HI, REM_LO, ROLLS, WINNER, POINTS, BOARD = SCHEMA.offsets(
-    "player", "scoring", "roller", "die_hi", "die_lo", "rem_hi", "rem_lo", "rolls", "winner", "points",
+    "player", "scoring", "roller", "die_hi", "die_lo", "rem_hi", "rem_lo", "rolls", "result", "points",
     "board")
 BAR = 25
 OFF = 0

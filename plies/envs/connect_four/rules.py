@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -44,7 +45,7 @@ SCHEMA = SlotSchema(
     Slot("height", 1, "number of rows"),
     Slot("stones", 2, "bitboards of X's stones, then O's"),
     Slot("moves", 1, "stones on the board"),
-    Slot("result", 1, "-1 while the game runs, then the winning seat, or 2 for a draw"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
     Slot("total_weight", 1, "sum of all cell weights (scales the heuristics into (-1, 1))"),
     Slot("num_layers", 1, "number of weight layers in use"),
     Slot("layers", MAX_LAYERS, "`layers + k`: bitboard of the cells whose weight is more than k"),
@@ -53,8 +54,8 @@ WIDTH, HEIGHT, STONES, MOVES, RESULT, TOTAL_WEIGHT, NUM_LAYERS, LAYERS = SCHEMA.
     "width", "height", "stones", "moves", "result", "total_weight", "num_layers", "layers")
 STATE_SIZE = SCHEMA.size
 
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
 

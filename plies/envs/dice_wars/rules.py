@@ -10,6 +10,7 @@ reinforcement die, the area that receives it (uniform over own areas with fewer 
 import numpy as np
 from numba import njit
 
+from plies.envs import core
 from plies.envs.batching import random_below
 from plies.envs.core import (
     APPLY_SIG,
@@ -68,8 +69,8 @@ PHASE_BATTLE = 1
 PHASE_REINFORCE = 2
 PHASE_OVER = 3
 
-ONGOING = -1
-CANCELLED = -2
+ONGOING = core.ONGOING
+CANCELLED = core.NO_WINNER  # the one result convention (plies.envs.core)
 
 LOST = 0
 WON = 1

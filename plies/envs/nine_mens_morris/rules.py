@@ -22,6 +22,7 @@ position keys, one per completed turn, for the repetition rule. The header slots
 import numpy as np
 from numba import njit
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -45,7 +46,7 @@ SCHEMA = SlotSchema(
     Slot("on_board", 2, "stones on the board, per seat"),
     Slot("turns", 1, "completed turns (a move plus its removal is one turn, as OpenSpiel counts)"),
     Slot("quiet", 1, "completed turns since the last removal"),
-    Slot("result", 1, "-1 while the game runs, then the winning seat, or 2 for a draw"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
     Slot("board_hash", 1, "Zobrist key of the stones (kept incrementally)"),
     Slot("hist_len", 1, "entries in the key stack"),
     Slot("seg_start", 1, "first stack entry since the last irreversible turn"),
@@ -69,8 +70,8 @@ NUM_STONES = 9
 NUM_ACTIONS = NUM_POINTS + NUM_POINTS * NUM_POINTS
 MAX_LEGAL_ACTIONS = 3 * 21  # flying with 3 stones onto 21 empty points is the most
 UNDO_SIZE = MUTABLE
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 MAX_CAPTURES = 13  # the game ends when a player is down to 2 of 9 stones
 UNBOUNDED_HISTORY = 4096  # key stack when neither the no-mill rule nor a turn cap bounds a game
 

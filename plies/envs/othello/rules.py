@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -44,13 +45,13 @@ NUM_ACTIONS = 65
 SCHEMA = SlotSchema(
     Slot("player", 1, "seat to move (0 = black `x`, who starts; 1 = white `o`), or `TERMINAL`"),
     Slot("discs", 2, "bitboards of black's discs, then white's"),
-    Slot("result", 1, "-1 while the game runs, then the winning seat, or 2 for a draw"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
 )
 DISCS, RESULT = SCHEMA.offsets("discs", "result")
 STATE_SIZE = SCHEMA.size
 UNDO_SIZE = 2
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 MAX_GAME_LENGTH = 128
 """At most 60 placements from the start, with at most one pass between two of them (two passes
 in a row end the game): 119 plies. A position read from text with one disc would allow 63

@@ -7,6 +7,7 @@ The state array's layout is ``SCHEMA`` below; cells are numbered row by row (0 1
 import numpy as np
 from numba import njit
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -27,13 +28,13 @@ SCHEMA = SlotSchema(
     Slot("player", 1, "seat to move (0 = X, who starts; 1 = O), or `TERMINAL`"),
     Slot("cells", 9, "0 empty, 1 X, 2 O, row by row"),
     Slot("moves", 1, "marks on the board"),
-    Slot("result", 1, "-1 while the game runs, then the winning seat, or 2 for a draw"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
 )
 CELLS, MOVES, RESULT = SCHEMA.offsets("cells", "moves", "result")
 STATE_SIZE = SCHEMA.size
 NUM_ACTIONS = 9
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 
 LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
