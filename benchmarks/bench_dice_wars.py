@@ -6,6 +6,8 @@ bots under 60 s; a depth-3 expectiminimax decision under 20 ms median on the def
 
     python benchmarks/bench_dice_wars.py [--games 1000]
     python benchmarks/bench_dice_wars.py --tournament 1000 --agent dw_expectiminimax:depth=3
+    python benchmarks/bench_dice_wars.py --tournament 1000 --agent none   # the course bots alone
+    python benchmarks/bench_dice_wars.py --net-decisions 50   # depth-3 network player's decisions
 """
 
 from __future__ import annotations
@@ -118,27 +120,45 @@ def bench_search(spec: str, positions: list[DiceWarsState]) -> tuple[float, floa
     return float(np.median(times)), float(np.max(times))
 
 
-POOL = ["dw_random", "dw_all_random", "strength_diff", "single_turn", "win_prob"]
+POOL = ["dt.rand", "dt.sdc", "dt.ste", "dt.wpm_c", "xlogin00"]
+"""The course's five bots under their course names (docs/dice_wars.md)."""
 
 
-def report_tournament(agent: str, games: int, seed: int) -> None:
-    """The report's tournament: ``agent`` in every 4-player game, opponents drawn from the
-    pool of the five course bots, seeded maps, every rotation of each seating."""
-    import math
+def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
 
+
+def report_tournament(agent: str, games: int, seed: int, schedule: str, workers: int) -> None:
+    """The report's tournament: ``agent`` in every 4-player game (the course's evaluation of
+    one AI: it is always the pivot), opponents from the pool of the five course bots, seeded
+    maps, every rotation of each seating; ``agent="none"``: the course bots among themselves."""
     from plies.evaluation.tournament import run_tournament
 
     start = time.perf_counter()
-    result = run_tournament("dice_wars", [agent, *POOL], games, seed=seed, focus=agent,
-                            progress=False)
+    agents = POOL if agent == "none" else [agent, *POOL]
+    focus = None if agent == "none" else agent
+    result = run_tournament("dice_wars", agents, games, seed=seed, focus=focus, workers=workers,
+                            progress=True, schedule=schedule)
     table = result.table()
-    tally = table.totals[agent]
-    p, n, z = tally.win_rate, tally.games, 1.96
-    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
-        1 + z * z / n)
-    print(f"{agent}: {tally.wins}/{n} won = {100 * p:.1f}% (95% Wilson lower bound "
-          f"{100 * low:.1f}%), {time.perf_counter() - start:.0f} s")
+    print(f"{games} games, schedule {schedule}, seed {seed}, {workers} worker(s): "
+          f"{time.perf_counter() - start:.0f} s")
+    for name in agents:
+        tally = table.totals[name]
+        low, high = _wilson(tally.wins, tally.games)
+        print(f"  {name:40s} {tally.wins:5d}/{tally.games:<5d} won = {100 * tally.win_rate:5.1f}% "
+              f"(95% Wilson {100 * low:.1f}-{100 * high:.1f}%)")
     print(table.format())
+
+
+def bench_net_decisions(spec: str, count: int) -> None:
+    """Decision time of the network player on the first decisions of turns (course maps)."""
+    positions = decision_positions(count)
+    median, worst = bench_search(spec, positions)
+    print(f"{spec}: median {median * 1e3:.1f} ms, max {worst * 1e3:.1f} ms over {len(positions)} "
+          f"decisions (target < 50 ms median)")
 
 
 def main() -> None:
@@ -148,11 +168,20 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--tournament", type=int, default=0,
                         help="also run the report's tournament with this many games")
-    parser.add_argument("--agent", default="dw_expectiminimax:depth=3")
+    parser.add_argument("--agent", default="dw_expectiminimax:depth=3",
+                        help="the agent under test; 'none': the course bots among themselves")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--schedule", choices=("course", "rotations"), default="course")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--net-decisions", type=int, default=0,
+                        help="only time this many decisions of --net-spec")
+    parser.add_argument("--net-spec", default="dw_expectiminimax:depth=3,eval=net")
     args = parser.parse_args()
     if args.tournament:
-        report_tournament(args.agent, args.tournament, args.seed)
+        report_tournament(args.agent, args.tournament, args.seed, args.schedule, args.workers)
+        return
+    if args.net_decisions:
+        bench_net_decisions(args.net_spec, args.net_decisions)
         return
 
     print(f"map generation (28x32, 29 areas): {bench_maps(50) * 1e3:.1f} ms a map")

@@ -182,3 +182,29 @@ def test_map_generator_option_is_validated():
         DiceWarsState.initial(np.random.default_rng(1), map_generator=3)
     with pytest.raises(ValueError, match="not both"):
         DiceWarsState.initial(np.random.default_rng(1), adjacency=[[1], [0]], map_generator="plies")
+
+
+@pytest.mark.parametrize("generator", ["course", "plies"])
+def test_games_and_batches_run_on_both_generators(generator):
+    """Dealing, battles and the batched env on each generator's maps: one area count per
+    batch, the adjacency padded to the widest map's degree."""
+    import plies.vector as pv
+    from plies.envs.core import sample_chance
+
+    rng = np.random.default_rng(2)
+    state = DiceWarsState.initial(rng, num_players=4, map_generator=generator)
+    assert state.num_areas == 29 and sorted(np.bincount(state.owners)) == [7, 7, 7, 8]
+    widest = max(len(n) for n in state.adjacency)
+    assert state.max_legal_actions >= 29 * widest + 1 > 0
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply(sample_chance(state, rng))
+        else:
+            legal = state.legal_actions()
+            state.apply(int(legal[rng.integers(len(legal))]))
+    batch = pv.make("dice_wars", 6, seed=0, maps=6, map_generator=generator)
+    for _ in range(30):
+        batch.step(batch.sample_actions())
+    assert batch.states.shape[0] == 6
