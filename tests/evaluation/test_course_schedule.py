@@ -82,3 +82,18 @@ def test_tournament_with_the_course_schedule():
     result = run_tournament("dice_wars", POOL, 8, seed=2, workers=1, progress=False, schedule="course")
     assert [tuple(r.seats) for r in result.records] == [g.seats for g in schedule(config)]
     assert all(abs(sum(r.returns)) < 1e-9 or r.truncated for r in result.records)
+
+
+def test_same_seatings_as_the_course_script():
+    """The course's script seeded with -s 3 (its global random) and plies's course schedule
+    with seed 3 play the same seatings in the same order (tests/data/dice_wars/README.md)."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent.parent / "data" / "dice_wars" / "course_schedule.json").read_text())
+    agents = data["agents"]
+    games = 4 * data["boards"]
+    plan = course_schedule(agents, 4, games, seed=data["seed"])
+    assert [list(g.seats) for g in plan] == data["seatings"]["tournament"]
+    plan = course_schedule(agents, 4, games, seed=data["seed"], focus="dt.wpm_c")
+    assert [list(g.seats) for g in plan] == data["seatings"]["ai_under_test=dt.wpm_c"]
