@@ -67,6 +67,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     share a seed and play every rotation of one seating; the seating is the agents themselves
     when there are exactly as many as seats, otherwise the ``focus`` agent (if any) plus
     opponents drawn from the rest, seeded. ``games`` is then the total number of games.
+    ``config.schedule == "course"``: ``schedules.course_schedule`` instead.
     """
     if config.schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
@@ -293,7 +294,9 @@ def run_tournament(
     """Play a tournament; every finished game is stored at once when ``results`` is given,
     and ``resume=True`` skips the games that file already holds. ``clock=(start, increment)``
     gives each agent a time budget (seconds) per game; what happens to an agent over it is
-    the game's rule (``GameState.timeout_action``: its turn ends, or it forfeits)."""
+    the game's rule (``GameState.timeout_action``: its turn ends, or it forfeits).
+    ``schedule="course"`` plays the Dice Wars course's schedule (plies.evaluation.schedules)
+    instead of ``schedule``'s default rotations."""
     from tqdm.auto import tqdm
 
     for spec in agents:  # fail early on a bad spec, before any process starts
