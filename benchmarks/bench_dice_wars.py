@@ -8,6 +8,7 @@ bots under 60 s; a depth-3 expectiminimax decision under 20 ms median on the def
     python benchmarks/bench_dice_wars.py --tournament 1000 --agent dw_expectiminimax:depth=3
     python benchmarks/bench_dice_wars.py --tournament 1000 --agent none   # the course bots alone
     python benchmarks/bench_dice_wars.py --net-decisions 50   # depth-3 network player's decisions
+    python benchmarks/bench_dice_wars.py --map-stats 300      # map statistics of both generators
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from plies.agents import make  # noqa: E402
 from plies.agents.dice_wars_bots import STRENGTH_DIFF, play_bot_game  # noqa: E402
 from plies.envs.core import sample_chance  # noqa: E402
 from plies.envs.dice_wars import DiceWarsState  # noqa: E402
-from plies.envs.dice_wars.maps import generate_map  # noqa: E402
+from plies.envs.dice_wars.maps import MAP_GENERATORS, generate_map, map_statistics  # noqa: E402
 
 
 def bench_maps(count: int) -> float:
@@ -33,6 +34,21 @@ def bench_maps(count: int) -> float:
     for _ in range(count):
         generate_map(rng)
     return (time.perf_counter() - start) / count
+
+
+def print_map_statistics(count: int) -> None:
+    """Mean and standard error over ``count`` seeded maps (seeds 0..count-1) of each generator
+    (the table in docs/dice_wars.md)."""
+    for generator in MAP_GENERATORS:
+        start = time.perf_counter()
+        rows = [map_statistics(generate_map(np.random.default_rng(s), generator=generator))
+                for s in range(count)]
+        seconds = (time.perf_counter() - start) / count
+        print(f"{generator} generator, {count} maps, {seconds * 1e3:.1f} ms a map:")
+        for key in rows[0]:
+            values = np.array([r[key] for r in rows])
+            print(f"  {key:12s} mean {values.mean():7.3f}  standard error "
+                  f"{values.std(ddof=1) / np.sqrt(count):6.3f}  range {values.min():g}-{values.max():g}")
 
 
 def bench_compiled_bot_games(games: int) -> tuple[float, int]:
@@ -185,7 +201,12 @@ def main() -> None:
     parser.add_argument("--net-decisions", type=int, default=0,
                         help="only time this many decisions of --net-spec")
     parser.add_argument("--net-spec", default="dw_expectiminimax:depth=3,eval=net")
+    parser.add_argument("--map-stats", type=int, default=0,
+                        help="only print the statistics of this many maps of each generator")
     args = parser.parse_args()
+    if args.map_stats:
+        print_map_statistics(args.map_stats)
+        return
     if args.tournament:
         report_tournament(args.agent, args.tournament, args.seed, args.schedule, args.workers)
         return
