@@ -52,6 +52,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
         resume=args.resume, opening_plies=opening, focus=args.focus,
         options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
+        schedule=args.schedule,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     return 0
@@ -215,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--clock", metavar="START+INC",
                    help="time budget per agent and game, e.g. 10+0.25: 10 s, plus 0.25 s a decision; "
                    "over it, the game's rule applies (Dice Wars: the turn ends; others: forfeit)")
+    t.add_argument("--schedule", choices=("rotations", "course"), default="rotations",
+                   help="N-player games: 'course' picks groups as the Dice Wars course did (the agent with "
+                   "fewest games, the one it met least, the rest at random; every rotation of one seating)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_outputs(t)
     t.set_defaults(func=cmd_tournament)

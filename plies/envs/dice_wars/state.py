@@ -14,7 +14,9 @@ from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.maps import (
     DEFAULT_AREAS,
     DEFAULT_COLS,
+    DEFAULT_MAP_GENERATOR,
     DEFAULT_ROWS,
+    MAP_GENERATORS,
     DiceWarsMap,
     generate_map,
     map_from_adjacency,
@@ -38,7 +40,7 @@ def _win_prob_defaults() -> tuple[float, ...]:
         return WIN_PROB_FALLBACK
 
 
-OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency")
+OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency", "map_generator")
 
 PLAYER_COLORS = (
     (214, 69, 65), (65, 131, 215), (46, 160, 67), (240, 180, 40),
@@ -83,19 +85,31 @@ class DiceWarsState(GameState):
         rows: int = DEFAULT_ROWS,
         cols: int = DEFAULT_COLS,
         adjacency: Sequence[Sequence[int]] | dict[int, Sequence[int]] | None = None,
+        map_generator: str | None = None,
         **unknown: Any,
     ) -> DiceWarsState:
-        """A new game: the map (grown on the hex grid, or ``adjacency``) and the dealing are
-        drawn from ``rng``. Seats take a random free area in turn, starting with seat 0, which
-        also moves first; every area starts with 3 dice."""
+        """A new game: the map (grown on the hex grid by ``map_generator``, ``"course"`` by
+        default or ``"plies"``, or given as ``adjacency``) and the dealing are drawn from
+        ``rng``. Seats take a random free area in turn, starting with seat 0, which also moves
+        first; every area starts with 3 dice."""
         check_options("dice_wars", unknown, OPTIONS)
+        if map_generator is not None and (
+            not isinstance(map_generator, str) or map_generator not in MAP_GENERATORS
+        ):
+            raise ValueError(
+                f"map_generator={map_generator!r}: the generators are {', '.join(MAP_GENERATORS)}"
+            )
+        if map_generator is not None and adjacency is not None:
+            raise ValueError("give either adjacency (a fixed map) or map_generator, not both")
         rng = np.random.default_rng() if rng is None else rng
         if not 2 <= int(num_players) <= rules.MAX_PLAYERS:
             raise ValueError(f"num_players={num_players}: Dice Wars takes 2 to 8 players")
         if adjacency is not None:
             game_map = map_from_adjacency(adjacency)
         else:
-            game_map = generate_map(rng, int(num_areas), int(rows), int(cols))
+            game_map = generate_map(
+                rng, int(num_areas), int(rows), int(cols), map_generator or DEFAULT_MAP_GENERATOR
+            )
         return cls.from_map(game_map, int(num_players), rng)
 
     @classmethod
