@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from plies.envs import render
 from plies.envs.connect_four import rules
 from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs.drawing import Drawable
 
 MARKS = "XO"
 OPTIONS = ("width", "height")
@@ -38,7 +38,7 @@ INFO = GameInfo(
 )
 
 
-class ConnectFourState(GameState):
+class ConnectFourState(Drawable, GameState):
     """Connect Four on a ``width`` x ``height`` board (default 7x6): X (seat 0) starts.
 
     Action ``c`` drops a stone into column ``c`` (0-based, left to right). In text (move
@@ -232,16 +232,6 @@ class ConnectFourState(GameState):
         else:
             status = f"{MARKS[self.current_player]} to move"
         return "\n".join(lines) + f"\n({status})"
-
-    def render_rgb(self) -> np.ndarray:
-        cell = 60
-        grid = self.grid()
-        image = render.canvas(self.height * cell, self.width * cell, (20, 60, 170))
-        colors = {0: (245, 245, 245), 1: (210, 30, 30), 2: (240, 200, 20)}
-        for r in range(self.height):
-            for c in range(self.width):
-                render.fill_disc(image, (r + 0.5) * cell, (c + 0.5) * cell, cell * 0.4, colors[int(grid[r, c])])
-        return image
 
 
 def state_from_moves(moves: str, **options: Any) -> ConnectFourState:

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from plies.envs import render
 from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs.drawing import Drawable
 from plies.envs.tictactoe import rules
 
 MARKS = ".XO"
@@ -24,7 +24,7 @@ INFO = GameInfo(
 )
 
 
-class TicTacToeState(GameState):
+class TicTacToeState(Drawable, GameState):
     """Tic-Tac-Toe: X (seat 0) moves first; action = cell 0-8, row by row."""
 
     info = INFO
@@ -108,20 +108,3 @@ class TicTacToeState(GameState):
         else:
             status = f"{MARKS[self.current_player + 1]} to move"
         return "\n".join(rows) + f"\n({status})"
-
-    def render_rgb(self) -> np.ndarray:
-        size, cell = 180, 60
-        image = render.canvas(size, size)
-        for k in (1, 2):
-            render.fill_rect(image, k * cell - 1, 0, 3, size, (0, 0, 0))
-            render.fill_rect(image, 0, k * cell - 1, size, 3, (0, 0, 0))
-        for i in range(9):
-            cy, cx = (i // 3 + 0.5) * cell, (i % 3 + 0.5) * cell
-            mark = self._s[1 + i]
-            if mark == 1:
-                r = cell * 0.3
-                render.line(image, cy - r, cx - r, cy + r, cx + r, 6, (200, 30, 30))
-                render.line(image, cy - r, cx + r, cy + r, cx - r, 6, (200, 30, 30))
-            elif mark == 2:
-                render.ring(image, cy, cx, cell * 0.33, 6, (30, 30, 200))
-        return image

@@ -1,0 +1,88 @@
+"""One picture of every game: SVG built as text, shown in Jupyter and rasterised for rgb frames.
+
+Each game has a ``drawing`` module next to its ``state`` module with ``svg(state, **options)``.
+States get ``svg()``, ``_repr_svg_()`` and ``render_rgb()`` from :class:`Drawable`, which finds
+that module by the state class's package, so this module names no game.
+
+Clickable parts of a drawing carry ``data-*`` attributes (``data-col``, ``data-point``,
+``data-area``, ...) that the web app (``plies serve``) turns into moves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from html import escape
+from typing import Any
+
+import numpy as np
+
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+
+
+def hex_color(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def text(x: float, y: float, content: Any, size: float = 12, fill: str = "#222", anchor: str = "middle",
+         weight: str = "normal", extra: str = "") -> str:
+    """A text element centred (vertically too) on (x, y)."""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:.1f}" fill="{fill}" text-anchor="{anchor}" '
+            f'dominant-baseline="central" font-weight="{weight}"{extra}>{escape(str(content))}</text>')
+
+
+def document(width: float, height: float, body: list[str], background: str = "#ffffff",
+             title: str = "") -> str:
+    """A standalone SVG document of the given size."""
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}">')
+    parts = [head]
+    if title:
+        parts.append(f"<title>{escape(title)}</title>")
+    parts.append(f'<rect width="{width:.0f}" height="{height:.0f}" fill="{background}"/>')
+    parts.extend(body)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def svg_of(state: Any, **options: Any) -> str:
+    """The SVG drawing of ``state`` by its game's ``drawing`` module."""
+    package = type(state).__module__.rpartition(".")[0]
+    try:
+        module = importlib.import_module(f"{package}.drawing")
+    except ModuleNotFoundError as err:
+        raise NotImplementedError(f"{type(state).__name__} has no drawing module ({package}.drawing)") from err
+    return module.svg(state, **options)
+
+
+def rasterise(svg: str, scale: float = 1.0) -> np.ndarray:
+    """An SVG document as an H x W x 3 uint8 array (resvg, composited on white)."""
+    try:
+        import resvg_py
+        from PIL import Image
+    except ImportError as err:
+        raise ImportError('rgb pictures need resvg-py and Pillow: pip install "plies[draw]"') from err
+    options: dict[str, Any] = {"svg_string": svg}
+    if scale != 1.0:
+        options["zoom"] = scale
+    png = resvg_py.svg_to_bytes(**options)
+    image = Image.open(io.BytesIO(bytes(png))).convert("RGBA")
+    background = Image.new("RGBA", image.size, (255, 255, 255, 255))
+    return np.asarray(Image.alpha_composite(background, image).convert("RGB"))
+
+
+class Drawable:
+    """Mixin for GameState classes: ``svg()``, Jupyter's ``_repr_svg_`` and ``render_rgb``."""
+
+    __slots__ = ()
+
+    def svg(self, **options: Any) -> str:
+        """The position as an SVG document (options depend on the game, e.g. ``viewer``)."""
+        return svg_of(self, **options)
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+    def render_rgb(self) -> np.ndarray:
+        """An RGB picture of the position (H x W x 3 uint8): ``svg()`` rasterised."""
+        return rasterise(self.svg())
