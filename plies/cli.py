@@ -152,6 +152,13 @@ def _write_gif(frames, path: str, fps: float) -> None:
     os.replace(tmp, path)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from plies.web import serve
+
+    serve(args.host, args.port, args.results)
+    return 0
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from plies.envs.connect_four import solve
 
@@ -234,6 +241,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="GIF", help="write a replay of the game as an animated GIF")
     p.add_argument("--fps", type=float, default=2.0, help="frames per second of the replay (default 2)")
     p.set_defaults(func=cmd_play)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (extra 'web')",
+                        description="A web app: pick a game and seats (human or agent specs) and play by "
+                        "clicking, watch agents play, replay the games of tournament results files.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--results", nargs="*", default=[], metavar="SQLITE",
+                    help="tournament results files whose games and tables to show")
+    sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
     s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")

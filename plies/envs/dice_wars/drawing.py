@@ -52,7 +52,8 @@ def svg(state: Any, last_battle: tuple[int, int] | None = None, selected: int | 
     for a, (x, y) in centres.items():
         body.append(f'<rect x="{x - 11:.1f}" y="{y - 9:.1f}" width="22" height="18" rx="4" fill="#fff" '
                     f'stroke="{COLORS[int(owners[a]) % len(COLORS)]}" stroke-width="1.5" pointer-events="none"/>')
-        body.append(drawing.text(x, y, int(dice[a]), 13, weight="bold", extra=' pointer-events="none"'))
+        body.append(drawing.text(x, y, int(dice[a]), 13, weight="bold",
+                                 extra=f' pointer-events="none" class="dice" data-dice-of="{a}"'))
         body.append(drawing.text(x, y - 15, a, 9, "#111", extra=' pointer-events="none"'))
     legend, legend_h = _legend(state, height, width)
     body.extend(legend)
