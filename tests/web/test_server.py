@@ -9,7 +9,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 with warnings.catch_warnings():  # Starlette 1.x asks for httpx2, which its test client also takes
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from plies.web.app import create_app  # noqa: E402
