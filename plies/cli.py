@@ -101,40 +101,32 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from plies.evaluation import TournamentConfig, play_game
-    from plies.evaluation.tournament import ScheduledGame
+    from plies.playing import Match
+    from plies.terminal import human_seats_ok, play_in_terminal
 
     _check_game(args.game)
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
-    config = TournamentConfig(args.game, tuple(args.players), 1, args.seed, 0, None, _parse_options(args.option))
-    watching = args.show or "human" in args.players
+    options = _parse_options(args.option)
+    if args.game == "dice_wars" and "num_players" not in options:
+        options["num_players"] = len(args.players)
+    match = Match(args.game, args.players, seed=args.seed, options=options)
+    human_seats_ok(match)
     frames = []
-
-    def observe(state, action) -> None:
-        if watching and action is not None:
-            print(f"played: {_action_name(state, action)}")
-        if watching and (state.is_terminal() or "human" not in args.players):
-            print(state.render_text(), "\n")
-        if args.record:
-            frames.append(state.render_rgb())
-
-    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)), observe)
-    print(f"result: {dict(zip(args.players, record.returns))} after {record.plies} plies"
-          + (" (truncated)" if record.truncated else ""))
+    record = (lambda state: frames.append(state.render_rgb())) if args.record else None
+    try:
+        finished = play_in_terminal(match, show=args.show, on_action=record)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned")
+        return 130
+    if not finished:
+        print("you quit: game abandoned")
+        return 0
+    print(f"result: {match.result_text()} after {match.plies} plies")
     if args.record:
         _write_gif(frames, args.record, args.fps)
         print(f"replay written to {args.record} ({len(frames)} frames)")
     return 0
-
-
-def _action_name(state, action: int) -> str:
-    """The action's name in the position it was played from."""
-    state.undo()
-    try:
-        return state.action_to_string(action)
-    finally:
-        state.apply_unchecked(action)
 
 
 def _write_gif(frames, path: str, fps: float) -> None:
