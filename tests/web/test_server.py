@@ -157,3 +157,12 @@ def test_replay_and_table(tmp_path):
         assert client.get("/api/replays/3/0/0").status_code == 404
     with pytest.raises(FileNotFoundError):
         create_app([tmp_path / "missing.sqlite"])
+
+
+def test_serve_command_binds_to_this_machine_and_checks_its_files(tmp_path, capsys):
+    from plies.cli import build_parser, main
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.port == 8000 and args.results == []
+    assert main(["serve", "--results", str(tmp_path / "missing.sqlite")]) == 2
+    assert "no results file" in capsys.readouterr().err
