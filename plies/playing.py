@@ -167,12 +167,14 @@ class Match:
                 self._apply(sample_chance(self.state, self.rng), None)
 
     def step(self) -> None:
-        """One chance outcome or one agent decision; then note where a person's turn starts."""
+        """One agent decision, or the chance outcomes up to the next decision (a roll, a battle,
+        every die of a reinforcement); then note where a person's turn starts."""
         state = self.state
         if self.over():
             raise ValueError("the game is over")
         if state.is_chance_node():
-            self._apply(sample_chance(state, self.rng), None)
+            while state.is_chance_node() and not self.over():
+                self._apply(sample_chance(state, self.rng), None)
         elif state.current_player in self.agents:
             seat = state.current_player
             self._apply(self.agents[seat].act(state.clone()), seat)

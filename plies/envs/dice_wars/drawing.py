@@ -35,26 +35,27 @@ def svg(state: Any, last_battle: tuple[int, int] | None = None, selected: int | 
         centres, body, width, height = _graph(state)
     else:
         centres, body, width, height = _hexes(state, cells)
-    owners, dice = state.owners, state.dice
+    dice = state.dice
     for a in list(targets) + ([selected] if selected is not None else []):
         if a is None or a not in centres:
             continue
         x, y = centres[a]
         colour = "#ffffff" if a == selected else "#111111"
-        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="15" fill="none" stroke="{colour}" stroke-width="3" '
+        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="19" fill="none" stroke="{colour}" stroke-width="3" '
                     'stroke-dasharray="4 2" pointer-events="none"/>')
     if last_battle is not None and last_battle[0] in centres and last_battle[1] in centres:
         (x0, y0), (x1, y1) = centres[last_battle[0]], centres[last_battle[1]]
         body.append('<defs><marker id="head" markerWidth="6" markerHeight="6" refX="4" refY="3" orient="auto">'
                     '<path d="M0,0L6,3L0,6Z" fill="#111"/></marker></defs>')
-        body.append(f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="#111" '
-                    'stroke-width="3" marker-end="url(#head)" class="last-battle" pointer-events="none"/>')
+        line = f'x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" pointer-events="none"'
+        body.append(f'<line {line} stroke="#fff" stroke-width="7"/>')  # keeps the arrow visible on any colour
+        body.append(f'<line {line} stroke="#111" stroke-width="3" marker-end="url(#head)" class="last-battle"/>')
     for a, (x, y) in centres.items():
-        body.append(f'<rect x="{x - 11:.1f}" y="{y - 9:.1f}" width="22" height="18" rx="4" fill="#fff" '
-                    f'stroke="{COLORS[int(owners[a]) % len(COLORS)]}" stroke-width="1.5" pointer-events="none"/>')
-        body.append(drawing.text(x, y, int(dice[a]), 13, weight="bold",
+        body.append(f'<rect x="{x - 11:.1f}" y="{y - 13:.1f}" width="22" height="26" rx="4" fill="#fff" '
+                    f'stroke="#202020" stroke-width="1" pointer-events="none"/>')
+        body.append(drawing.text(x, y - 6, a, 8, "#555", extra=' pointer-events="none"'))
+        body.append(drawing.text(x, y + 5, int(dice[a]), 13, weight="bold",
                                  extra=f' pointer-events="none" class="dice" data-dice-of="{a}"'))
-        body.append(drawing.text(x, y - 15, a, 9, "#111", extra=' pointer-events="none"'))
     legend, legend_h = _legend(state, height, width)
     body.extend(legend)
     return drawing.document(width, height + legend_h, body, background="#e1ebf5", title="Dice Wars")
