@@ -46,7 +46,6 @@ class WebGame:
     match: Match
     lock: threading.Lock = field(default_factory=threading.Lock)
     selected: int | None = None
-    used: float = field(default_factory=time.monotonic)
 
 
 class Games:
@@ -71,7 +70,6 @@ class Games:
             if game is None:
                 raise HTTPException(404, f"no game {game_id!r} (games are kept in memory while the server runs)")
             self.games.move_to_end(game_id)
-            game.used = time.monotonic()
             return game
 
 
@@ -309,6 +307,8 @@ def _locked(handler):
                     return _error(422, str(err))
                 except ValueError as err:
                     return _error(409, str(err))
+                except Exception as err:  # an agent that fails: say so; nothing was played
+                    return _error(500, f"{type(err).__name__}: {err}")
                 return JSONResponse({**game_view(game_id, game), **extra})
 
         from starlette.concurrency import run_in_threadpool

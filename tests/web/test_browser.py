@@ -133,7 +133,7 @@ def click_part(browser, selector: str) -> int:
 def screenshot(browser, name: str) -> np.ndarray:
     from PIL import Image
 
-    png = browser.find_element(By.ID, "board").screenshot_as_png
+    png = browser.get_screenshot_as_png()  # the whole page: the board, the log and the buttons
     image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     IMAGES.mkdir(parents=True, exist_ok=True)
     (IMAGES / f"web_{name}.png").write_bytes(png)
