@@ -303,6 +303,8 @@ def _locked(handler):
                     _check_version(game, body)
                 try:
                     extra = handler(game, body) or {}
+                except HTTPException:
+                    raise
                 except clicks.ClickError as err:
                     return _error(422, str(err))
                 except ValueError as err:
