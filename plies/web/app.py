@@ -372,15 +372,16 @@ async def replay_api(request: Request) -> JSONResponse:
     ply = request.path_params["ply"]
     if not 0 <= ply <= len(record.actions):
         return _error(400, f"ply must be 0 to {len(record.actions)}, got {ply}")
-    state = state_class(config["game"]).initial(np.random.default_rng(record.seed), **config.get("options", {}))
+    game = config["game"]
+    state = state_class(game).initial(np.random.default_rng(record.seed), **config.get("options", {}))
+    move, last_battle = "", None
     for action in record.actions[:ply]:
+        move = state.action_to_string(action)
+        if game == "dice_wars" and not state.is_chance_node() and action != state.timeout_action():
+            last_battle = divmod(action, state.num_areas)
         state.apply(action)
-    move = ""
-    if ply:
-        state.undo()
-        move = state.action_to_string(record.actions[ply - 1])
-        state.apply(record.actions[ply - 1])
-    return JSONResponse({"svg": state.svg(), "ply": ply, "plies": len(record.actions), "move": move,
+    options = clicks.drawing_options(game, state, None, 0, last_battle)
+    return JSONResponse({"svg": state.svg(**options), "ply": ply, "plies": len(record.actions), "move": move,
                          "status": state.render_text().splitlines()[-1]})
 
 

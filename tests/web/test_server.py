@@ -166,3 +166,20 @@ def test_serve_command_binds_to_this_machine_and_checks_its_files(tmp_path, caps
     assert args.host == "127.0.0.1" and args.port == 8000 and args.results == []
     assert main(["serve", "--results", str(tmp_path / "missing.sqlite")]) == 2
     assert "no results file" in capsys.readouterr().err
+
+
+def test_dice_wars_replay_marks_the_last_battle(tmp_path):
+    from plies.evaluation import run_tournament
+    from plies.evaluation.store import ResultStore
+
+    path = tmp_path / "dw.sqlite"
+    run_tournament("dice_wars", ["strength_diff", "dw_random"], 1, seed=0, workers=1, results=path,
+                   progress=False, options={"num_players": 2})
+    store = ResultStore(path, ResultStore.read_config(path), resume=True)
+    record = next(store.records())
+    store.close()
+    with TestClient(create_app([path])) as client:
+        start = client.get(f"/api/replays/0/{record.index}/0").json()
+        assert 'class="last-battle"' not in start["svg"]
+        later = client.get(f"/api/replays/0/{record.index}/{len(record.actions)}").json()
+        assert 'class="last-battle"' in later["svg"] and "wins" in later["status"]
