@@ -17,7 +17,8 @@ import numpy as np
 
 from benchmarks.common import machine
 from plies.agents.specs import make as make_agent
-from plies.registration import GAMES, new_state
+from plies.envs.registry import game_ids
+from plies.registration import new_state
 from plies.web.app import create_app
 
 with warnings.catch_warnings():
@@ -61,7 +62,7 @@ def main() -> None:
         served, bare = serve_connect_four(client)
         print(f"Connect Four alphabeta:depth=4 move served (API, in process): {ms(served)} over {len(served)} moves")
         print(f"  the same agent's decision alone: {ms(bare)}; serving adds {ms([s - b for s, b in zip(served, bare)])}")
-        for game in GAMES:
+        for game in game_ids():
             seats = ["random"] * (4 if game == "dice_wars" else 2)
             game_id = client.post("/api/games", json={"game": game, "seats": seats, "seed": 0}).json()["id"]
             times = []

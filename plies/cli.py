@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
-from plies.registration import GAMES
+from plies.registration import game_ids, get_game
 
 DEFAULT_TOURNAMENT = {
     "game": "tictactoe",
@@ -33,8 +33,7 @@ def _parse_options(pairs: Sequence[str]) -> dict:
 
 
 def _check_game(game: str) -> None:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    get_game(game)  # a ValueError naming the games for an unknown id
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -167,10 +166,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from plies.registration import GYM_IDS
+    from plies.envs.registry import entries
 
-    for game in GAMES:
-        print(f"{game:18s} plies.make({game!r})  gymnasium.make({GYM_IDS[game]!r})")
+    for entry in entries():
+        print(f"{entry.id:18s} plies.make({entry.id!r})  gymnasium.make({entry.gym_id!r})")
     return 0
 
 
@@ -190,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="plies",
         description="Board and dice games as PettingZoo environments, search players and tournaments.",
         epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells. "
-        f"Agents: {', '.join(available_agents())}. Games: {', '.join(GAMES)}.",
+        f"Agents: {', '.join(available_agents())}. Games: {', '.join(game_ids())}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -198,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Two-player games: every pair meets in --games games, seats swapped in "
                        "pairs that share a seed. More players: every rotation of each seating. Without "
                        f"--game and --agents it plays the default: {DEFAULT_TOURNAMENT}.")
-    t.add_argument("--game", help=f"game id ({', '.join(GAMES)})")
+    t.add_argument("--game", help=f"game id ({', '.join(game_ids())})")
     t.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs, e.g. random alphabeta:depth=4")
     t.add_argument("--games", type=int, help="games per pair of agents (two players) or in total (more players)")
     t.add_argument("--seed", type=int, default=0, help="seed of the whole tournament (default 0)")
@@ -225,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play one game (use the agent 'human' to play yourself)")
-    p.add_argument("game", help=f"game id ({', '.join(GAMES)})")
+    p.add_argument("game", help=f"game id ({', '.join(game_ids())})")
     p.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="one agent spec per seat")
     p.add_argument("--seed", type=int, default=0, help="seed for dice, set-up and tie-breaks")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)")

@@ -19,7 +19,8 @@ import numpy as np
 
 from plies.agents.specs import make as make_agent
 from plies.envs.core import GameState, sample_chance
-from plies.registration import GAMES, state_class
+from plies.envs.registry import game_ids
+from plies.registration import state_class
 
 HUMAN = "human"
 
@@ -71,8 +72,8 @@ class Match:
 
     def __init__(self, game: str, seats: list[str] | tuple[str, ...], seed: int | None = None,
                  options: dict[str, Any] | None = None) -> None:
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+        if game not in game_ids():
+            raise ValueError(f"unknown game {game!r}; games: {', '.join(game_ids())}")
         self.game = game
         self.options = dict(options or {})
         self.seed = int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else int(seed)
@@ -220,5 +221,5 @@ class Match:
         """The move the agent ``spec`` (default: a strong one for the game) would play here."""
         if not self.human_to_move():
             raise ValueError("a hint is for a person to move")
-        agent = make_agent(spec or HINT_AGENTS[self.game], seed=self.seed)
+        agent = make_agent(spec or HINT_AGENTS.get(self.game, "alphabeta:depth=4"), seed=self.seed)
         return int(agent.act(self.state.clone()))

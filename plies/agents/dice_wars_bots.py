@@ -9,7 +9,7 @@ thousand-game tournaments, and ``play_bot_game`` plays a whole game of bots in c
 (for benchmarks and for fitting the ``win_prob`` model on its own self-play games)::
 
     python -m plies.agents.dice_wars_bots --games 2000 --iterations 3 --seed 0 \
-        --out plies/agents/weights/dice_wars_win_prob.json
+        --out plies/envs/dice_wars/data/win_prob.json
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ STRENGTH_DIFF = 2
 SINGLE_TURN = 3
 WIN_PROB = 4
 
-WEIGHTS_FILE = Path(__file__).parent / "weights" / "dice_wars_win_prob.json"
+WEIGHTS_FILE = Path(__file__).parent.parent / "envs" / "dice_wars" / "data" / "win_prob.json"
 FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
 
 
@@ -257,7 +257,7 @@ class WinProbAgent(_DiceWarsBot):
     and log(total dice+1) (normalised over the seats alive); makes the attack with the best
     expected own win probability (both battle outcomes weighted) while it beats ending the
     turn by ``margin``. Coefficients default to the fitted ones shipped in
-    plies/agents/weights/dice_wars_win_prob.json."""
+    plies/envs/dice_wars/data/win_prob.json."""
 
     spec_name = "win_prob"
     kind = WIN_PROB

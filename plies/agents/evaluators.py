@@ -96,7 +96,7 @@ class FunctionEvaluator(BatchEvaluator):
 def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluator:
     """The game's heuristic ``name`` (its default when empty) as an Evaluator; ``net`` is the
     game's shipped value network, ``<file>.pt`` a network file (plies/agents/value_net.py)."""
-    info = state.info
+    info = state.game
     key = name or info.default_heuristic
     if key == "net" or key.endswith(".pt"):  # a value network: shipped weights or a file
         from plies.agents.value_net import evaluator_for_spec

@@ -93,7 +93,7 @@ def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_
     n = cfg[C_PLAYERS]
     stats[1] += 1
     if st[0] == TERMINAL:
-        kernels[3](st, ret)
+        kernels.returns(st, ret)
         for s in range(n):
             out[s] = ret[s]
         return
@@ -136,9 +136,9 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
     """Expectiminimax from a player node; returns the number of root children, whose values
     are in root_values (and, in turn mode, rows/paths in root_rows/root_paths; in action mode
     root_paths[k, 0] is the k-th child's action). See the module docstring for cfg."""
-    legal = kernels[0]
-    apply = kernels[1]
-    chance = kernels[5]
+    legal = kernels.legal_actions
+    apply = kernels.apply_action
+    chance = kernels.chance_outcomes
     depth = cfg[C_DEPTH]
     use_turns = cfg[C_TURNS] == 1
     limit = cfg[C_LIMIT]
@@ -252,7 +252,7 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
                         apply(child, acts[level, k], undo)
                     stats[1] += 1
                     if child[0] == TERMINAL:
-                        kernels[3](child, ret)
+                        kernels.returns(child, ret)
                         for j in range(n):
                             tmp[j] = ret[j]
                     else:
@@ -509,14 +509,14 @@ def analyse(
     applies the filter at the last ply as well (fewer leaves for an expensive evaluator)."""
     if state.current_player < 0:
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
-    turn_kernel = state.info.afterstates
+    turn_kernel = state.game.afterstates
     if turns == "on" and turn_kernel is None:
-        raise ValueError(f"{state.info.name} has no afterstate kernel: use turns=off")
+        raise ValueError(f"{state.game.name} has no afterstate kernel: use turns=off")
     use_turns = turn_kernel is not None and turns != "off"
     kernel = turn_kernel if use_turns else no_turns
     n_players = state.num_players
     width = max(int(state.max_legal_actions), 64)
-    cap = int(state.info.max_afterstates) if use_turns else 1
+    cap = int(state.game.max_afterstates) if use_turns else 1
     path_len = 4 if use_turns else 1
     cfg = np.zeros(CFG_SIZE, np.int64)
     cfg[C_DEPTH] = depth
@@ -524,13 +524,13 @@ def analyse(
     cfg[C_LIMIT] = limit
     cfg[C_FILTER] = filter
     cfg[C_PLAYERS] = n_players
-    cfg[C_ZERO_SUM] = int(state.info.zero_sum and n_players == 2)
+    cfg[C_ZERO_SUM] = int(state.game.zero_sum and n_players == 2)
     cfg[C_LEVELS] = _levels(depth, use_turns, limit, chance_limit)
     cfg[C_WIDTH] = width
     cfg[C_ROOT] = state.current_player
     cfg[C_CHANCE_LIMIT] = chance_limit
     cfg[C_PATH_LEN] = path_len
-    cfg[C_UNDO] = max(1, state.info.undo_size)
+    cfg[C_UNDO] = max(1, state.game.undo_size)
     cfg[C_PRUNE] = int(prune)
     cfg[C_BOUND] = int(np.ceil(state.value_bound))
     cfg[C_FILTER_FROM] = 1 if filter_leaves else 2
@@ -540,7 +540,7 @@ def analyse(
     paths = np.full((children, path_len), -1, np.int64)
     stats = np.zeros(3, np.int64) if stats is None else stats
     stats[:] = 0
-    refs = kernel_refs(state.info.kernels)
+    refs = kernel_refs(state.game.kernels)
     turns_fn = afterstates_ref(kernel)
     run = compiled(search)
     s = state.array.copy()

@@ -460,4 +460,4 @@ def is_net_spec(name: str) -> bool:
 
 def evaluator_for_spec(state, name: str) -> NetEvaluator:
     """``eval=net`` / ``eval=<file>.pt`` of an agent spec, for ``state``'s game."""
-    return net_evaluator(state.info.name, None if name == "net" else name)
+    return net_evaluator(state.game.id, None if name == "net" else name)

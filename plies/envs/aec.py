@@ -61,7 +61,7 @@ class TurnBasedEnv(AECEnv):
         self.np_random = np.random.default_rng()
         self.state: GameState = state_cls.initial(self.np_random, **options)
         self.max_game_length = max_game_length or self.state.max_game_length
-        name = state_cls.info.name
+        name = state_cls.game.id
         self.metadata = dict(self.metadata, name=f"{name}_v0")
         n = self.state.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]

@@ -28,9 +28,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from plies.agents.specs import available_agents
+from plies.envs.registry import game_ids
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.playing import HUMAN, Match
-from plies.registration import GAMES, state_class
+from plies.registration import state_class
 from plies.web import clicks
 
 STATIC = Path(__file__).parent / "static"
@@ -129,7 +130,7 @@ def game_view(game_id: str, game: WebGame) -> dict[str, Any]:
         "selected": game.selected,
         "can_undo": can_undo,
         # a person's turn in a game with dice ends when they say so, so that it can be undone
-        "confirm": can_undo and not human and state.info.has_chance and not ended,
+        "confirm": can_undo and not human and state.game.has_chance and not ended,
         "end_turn": state.timeout_action() if human else None,
     }
 
@@ -148,8 +149,8 @@ def page(title: str, body: str, script: str = "") -> HTMLResponse:
 def home(request: Request) -> HTMLResponse:
     app_state = request.app.state
     agents = ", ".join(a for a in available_agents() if a != HUMAN)
-    game_options = "".join(f'<option value="{g}">{g}</option>' for g in GAMES)
-    defaults = {g: DEFAULT_SEATS.get(g, [HUMAN, DEFAULT_OPPONENT[g]]) for g in GAMES}
+    game_options = "".join(f'<option value="{g}">{g}</option>' for g in game_ids())
+    defaults = {g: DEFAULT_SEATS.get(g, [HUMAN, DEFAULT_OPPONENT.get(g, "random")]) for g in game_ids()}
     results = ""
     for index, path in enumerate(app_state.results):
         results += f'<li><a href="/results/{index}">{escape(str(path))}</a></li>'
@@ -269,8 +270,8 @@ async def new_game(request: Request) -> JSONResponse:
     body = await _body(request)
     game = body.get("game")
     seats = body.get("seats")
-    if game not in GAMES:
-        return _error(400, f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    if game not in game_ids():
+        return _error(400, f"unknown game {game!r}; games: {', '.join(game_ids())}")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
         return _error(400, "seats must be a list of agent specs (human for a person)")
     seed = body.get("seed")

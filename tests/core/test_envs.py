@@ -11,9 +11,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
 import plies
-from plies.registration import GAMES, GYM_IDS
+from plies.envs.registry import entries, game_ids
 
-ALL_GAMES = list(GAMES)
+GYM_IDS = {entry.id: entry.gym_id for entry in entries()}
+
+ALL_GAMES = game_ids()
 
 
 def play_random(env, rng, plies_to_play):

@@ -5,56 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from plies.envs import batching
 from plies.envs.backgammon import rules
-from plies.envs.core import CHANCE, TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
 from plies.envs.drawing import Drawable
+from plies.envs.game import Game
 
 NAMES = "XO"
 SCORINGS = {"single": 0, "gammon": 1}
-
-INFO = GameInfo(
-    name="backgammon",
-    kernels=rules.KERNELS,
-    undo_size=rules.STATE_SIZE,
-    has_chance=True,
-    afterstates=rules.afterstates,
-    heuristics={
-        "singleton": Heuristic(
-            "singleton",
-            rules.evaluate_singleton,
-            (1.0, 1.0, 1.0, 6.0),
-            ("off", "blot", "bar", "scale"),
-            "the write-up's singleton: borne-off lead, own blots (single checkers) cost",
-        ),
-        "pips": Heuristic(
-            "pips", rules.evaluate_pips, (40.0,), ("scale",), "pip-count lead (a race)"
-        ),
-        "points": Heuristic(
-            "points",
-            rules.evaluate_points,
-            (1.0, 1.0, 1.0, 6.0),
-            ("made", "home", "blot", "scale"),
-            "made points, home-board points, blots",
-        ),
-        "primes": Heuristic(
-            "primes",
-            rules.evaluate_primes,
-            (1.0, 0.5, 4.0),
-            ("prime", "pips", "scale"),
-            "longest prime against the opponent's, plus pip lead",
-        ),
-        "combined": Heuristic(
-            "combined",
-            rules.evaluate_combined,
-            (1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.5, 8.0),
-            ("pips", "exposed", "made", "home", "prime", "bar", "off", "scale"),
-            "pip lead, exposed blots, made and home points, prime, bar and borne-off",
-        ),
-    },
-    default_heuristic="combined",
-)
-
 
 def move_to_string(source: int, die: int, hit: bool) -> str:
     """One checker move in standard notation, in the mover's numbering (``bar/22``, ``6/off``)."""
@@ -71,7 +31,6 @@ class BackgammonState(Drawable, GameState):
     the distinct positions the current roll can end in.
     """
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -139,14 +98,6 @@ class BackgammonState(Drawable, GameState):
         return rules.OPENING_BASE + (die_x - 1) * 6 + die_o - 1
 
     # ----- learning ------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """198 TD-Gammon-style inputs from seat's view plus the 6 dice left (204 floats):
-        for each of seat's points 1..24, own then opponent checkers as 4 units each, bars,
-        borne-off fractions, whose turn, and the remaining dice counts / 4."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (204,)
@@ -369,3 +320,64 @@ class BackgammonState(Drawable, GameState):
 def _notation_key(text: str) -> tuple[int, str]:
     head = text.split("/")[0]
     return (-(25 if head == "bar" else int(head)), text)
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="backgammon",
+    title="Backgammon",
+    state_class=BackgammonState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=rules.STATE_SIZE,
+    options=("scoring",),
+    has_chance=True,
+    afterstates=rules.afterstates,
+    max_afterstates=rules.MAX_AFTERSTATES,
+    heuristics={
+        "singleton": Heuristic(
+            "singleton",
+            rules.evaluate_singleton,
+            (1.0, 1.0, 1.0, 6.0),
+            ("off", "blot", "bar", "scale"),
+            "the write-up's singleton: borne-off lead, own blots (single checkers) cost",
+        ),
+        "pips": Heuristic(
+            "pips", rules.evaluate_pips, (40.0,), ("scale",), "pip-count lead (a race)"
+        ),
+        "points": Heuristic(
+            "points",
+            rules.evaluate_points,
+            (1.0, 1.0, 1.0, 6.0),
+            ("made", "home", "blot", "scale"),
+            "made points, home-board points, blots",
+        ),
+        "primes": Heuristic(
+            "primes",
+            rules.evaluate_primes,
+            (1.0, 0.5, 4.0),
+            ("prime", "pips", "scale"),
+            "longest prime against the opponent's, plus pip lead",
+        ),
+        "combined": Heuristic(
+            "combined",
+            rules.evaluate_combined,
+            (1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.5, 8.0),
+            ("pips", "exposed", "made", "home", "prime", "bar", "off", "scale"),
+            "pip lead, exposed blots, made and home points, prime, bar and borne-off",
+        ),
+    },
+    default_heuristic="combined",
+    docs="docs/backgammon.md",
+)

@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs.core import CHANCE, TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs import batching
+from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.maps import (
     DEFAULT_AREAS,
@@ -18,6 +20,7 @@ from plies.envs.dice_wars.maps import (
     map_from_adjacency,
 )
 from plies.envs.drawing import Drawable
+from plies.envs.game import Game
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
@@ -29,40 +32,12 @@ def _win_prob_defaults() -> tuple[float, ...]:
         import json
         from importlib import resources
 
-        text = resources.files("plies.agents").joinpath("weights/dice_wars_win_prob.json").read_text()
+        text = resources.files("plies.envs.dice_wars").joinpath("data/win_prob.json").read_text()
         coef = json.loads(text)["coefficients"]
         return tuple(float(coef[k]) for k in WIN_PROB_PARAM_NAMES)
     except (OSError, KeyError, ValueError, ModuleNotFoundError):
         return WIN_PROB_FALLBACK
 
-
-INFO = GameInfo(
-    name="dice_wars",
-    kernels=rules.KERNELS,
-    undo_size=rules.UNDO_SIZE,
-    has_chance=True,
-    zero_sum=True,
-    heuristics={
-        "score": Heuristic(
-            "score", rules.evaluate_score, (1.0, 0.0, 0.0), ("region", "areas", "dice"),
-            description="the course framework's score: own largest connected region "
-            "(optional tie-break weights for own areas and dice/8)",
-        ),
-        "region_diff": Heuristic(
-            "region_diff", rules.evaluate_region_difference,
-            description="own largest region minus the best opponent's",
-        ),
-        "dice_share": Heuristic(
-            "dice_share", rules.evaluate_dice_share,
-            description="half the share of all dice plus half the share of areas",
-        ),
-        "win_prob": Heuristic(
-            "win_prob", rules.evaluate_win_prob, _win_prob_defaults(), WIN_PROB_PARAM_NAMES,
-            description="logistic model on log(largest region+1), log(total dice+1), normalised",
-        ),
-    },
-    default_heuristic="score",
-)
 
 OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency")
 
@@ -73,7 +48,6 @@ class DiceWarsState(Drawable, GameState):
     Battles and every reinforcement die are chance nodes (see rules.py).
     """
 
-    info = INFO
     __slots__ = ("_cells",)
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -228,14 +202,6 @@ class DiceWarsState(Drawable, GameState):
         return int(source) * self.num_areas + int(target)
 
     # ----- learning ------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """Per area: owner one-hot relative to ``seat`` (column k = the k-th seat after
-        ``seat``, 0 = own), dice / 8, then the area's row of the adjacency matrix."""
-        n, players = self.num_areas, self.num_players
-        out = np.empty(n * (players + 1 + n), np.float32)
-        rules.observe(self._s, seat, out)
-        return out.reshape(n, players + 1 + n)
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (self.num_areas, self.num_players + 1 + self.num_areas)
@@ -396,3 +362,95 @@ def _neighbours(s: np.ndarray, area: int) -> list[int]:
     deg = int(s[rules.AREAS + 2 * n + area])
     row = rules.AREAS + 3 * n + area * width
     return [int(b) for b in s[row : row + deg]]
+
+
+def probability_of_holding_area(state, area: int, player: int, dice: int | None = None) -> float:
+    """P(``player`` keeps ``area`` through one attack from each adjacent enemy area).
+
+    The product, over adjacent areas not owned by ``player`` with more than one die, of
+    1 - P(that area's dice beat ``dice``), where ``dice`` defaults to the area's dice (pass
+    another count to judge an area after a capture). ``state`` is a DiceWarsState or its array.
+    """
+    array = getattr(state, "array", state)
+    num_areas = int(array[rules.NUM_AREAS])
+    if not 0 <= area < num_areas:
+        raise ValueError(f"area {area} does not exist; areas are 0 to {num_areas - 1}")
+    if dice is None:
+        dice = int(array[rules.AREAS + num_areas + area])
+    return float(rules.hold_probability(array, int(area), int(player), int(dice)))
+
+
+BATCH_MAPS = 64
+"""Distinct maps drawn for a batch (slot i plays map i % maps), since growing a map takes
+milliseconds in Python; every reset deals the slot's map anew in compiled code."""
+
+
+def batch_starts(game: Game, rng: np.random.Generator, count: int, options: dict[str, Any]) -> np.ndarray:
+    """Start rows of up to ``BATCH_MAPS`` maps (``maps=`` in the options), adjacency padded to
+    one common row width."""
+    options = dict(options)
+    maps = int(options.pop("maps", BATCH_MAPS))
+    if maps < 1:
+        raise ValueError(f"maps={maps}: a batch needs at least one map")
+    states = [DiceWarsState.initial(rng, **options).array for _ in range(min(maps, count))]
+    sizes = {int(s[rules.NUM_AREAS]) for s in states}
+    if len(sizes) != 1:
+        raise ValueError(f"Dice Wars maps of a batch need one number of areas, got {sorted(sizes)}")
+    n = sizes.pop()
+    width = max(int(s[rules.MAX_DEGREE]) for s in states)
+    rows = np.zeros((len(states), rules.state_size(n, width)), np.int64)
+    adjacency = rules.AREAS + 3 * n
+    for k, s in enumerate(states):
+        old = int(s[rules.MAX_DEGREE])
+        rows[k, :adjacency] = s[:adjacency]
+        rows[k, rules.MAX_DEGREE] = width
+        grid = np.full((n, width), -1, np.int64)
+        grid[:, :old] = s[adjacency:].reshape(n, old)
+        rows[k, adjacency:] = grid.ravel()
+    return rows
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, rules.deal_areas, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="dice_wars",
+    title="Dice Wars",
+    state_class=DiceWarsState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=4,
+    num_actions=DEFAULT_AREAS**2 + 1,
+    undo_size=rules.UNDO_SIZE,
+    options=OPTIONS,
+    has_chance=True,
+    heuristics={
+        "score": Heuristic(
+            "score", rules.evaluate_score, (1.0, 0.0, 0.0), ("region", "areas", "dice"),
+            description="the course framework's score: own largest connected region "
+            "(optional tie-break weights for own areas and dice/8)",
+        ),
+        "region_diff": Heuristic(
+            "region_diff", rules.evaluate_region_difference,
+            description="own largest region minus the best opponent's",
+        ),
+        "dice_share": Heuristic(
+            "dice_share", rules.evaluate_dice_share,
+            description="half the share of all dice plus half the share of areas",
+        ),
+        "win_prob": Heuristic(
+            "win_prob", rules.evaluate_win_prob, _win_prob_defaults(), WIN_PROB_PARAM_NAMES,
+            description="logistic model on log(largest region+1), log(total dice+1), normalised",
+        ),
+    },
+    default_heuristic="score",
+    batch_starts=batch_starts,
+    docs="docs/dice_wars.md",
+)

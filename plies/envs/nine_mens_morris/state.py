@@ -6,9 +6,12 @@ import re
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs import batching
+from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.drawing import Drawable
+from plies.envs.game import Game
 from plies.envs.nine_mens_morris import rules
 from plies.envs.nine_mens_morris.symmetry import canonical_hash
 
@@ -32,28 +35,6 @@ _DIAGRAM = (
 )
 _DIAGRAM_CHARS = set("WB.-| ")
 
-INFO = GameInfo(
-    name="nine_mens_morris",
-    kernels=rules.KERNELS,
-    undo_size=rules.UNDO_SIZE,
-    heuristics={
-        "weighted": Heuristic(
-            "weighted",
-            rules.evaluate_weighted,
-            default_params=rules.DEFAULT_WEIGHTS,
-            param_names=rules.FEATURES,
-            description="weighted sum of stones, mills, blocked stones, open mills, double "
-            "mills and mobility (differences, own minus opponent's)",
-        ),
-        "stones": Heuristic(
-            "stones", rules.evaluate_stones, description="stone difference (board and hand)"
-        ),
-    },
-    default_heuristic="weighted",
-    canonical_hash=canonical_hash,
-)
-
-
 def point_name(p: int) -> str:
     """Board coordinates of a point: files a-g from the left, ranks 1-7 from the bottom."""
     row, col = rules.COORDS[p]
@@ -73,7 +54,6 @@ class NineMensMorrisState(Drawable, GameState):
     OpenSpiel's rules.
     """
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -153,13 +133,6 @@ class NineMensMorrisState(Drawable, GameState):
         return dict(zip(rules.FEATURES, out.tolist()))
 
     # ----- learning -----------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """Own stones (24), opponent's stones (24), then own and opponent's stones in hand and
-        on the board (/9), a pending removal, own turn, and the no-mill counter (/limit)."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (55,)
@@ -354,3 +327,42 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
                 "'quiet 4', 'W wins', 'B wins', 'draw'"
             )
     return fields
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="nine_mens_morris",
+    title="Nine Men's Morris",
+    state_class=NineMensMorrisState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=rules.UNDO_SIZE,
+    options=OPTIONS,
+    heuristics={
+        "weighted": Heuristic(
+            "weighted",
+            rules.evaluate_weighted,
+            default_params=rules.DEFAULT_WEIGHTS,
+            param_names=rules.FEATURES,
+            description="weighted sum of stones, mills, blocked stones, open mills, double "
+            "mills and mobility (differences, own minus opponent's)",
+        ),
+        "stones": Heuristic(
+            "stones", rules.evaluate_stones, description="stone difference (board and hand)"
+        ),
+    },
+    default_heuristic="weighted",
+    canonical_hash=canonical_hash,
+    docs="docs/nine_mens_morris.md",
+)

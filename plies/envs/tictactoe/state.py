@@ -5,29 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs import batching
+from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.drawing import Drawable
+from plies.envs.game import Game
 from plies.envs.tictactoe import rules
 
 MARKS = ".XO"
 
-INFO = GameInfo(
-    name="tictactoe",
-    kernels=rules.KERNELS,
-    undo_size=1,
-    heuristics={
-        "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
-    },
-    default_heuristic="lines",
-    apply_and_list=rules.apply_and_list,
-)
-
-
 class TicTacToeState(Drawable, GameState):
     """Tic-Tac-Toe: X (seat 0) moves first; action = cell 0-8, row by row."""
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -42,12 +32,6 @@ class TicTacToeState(Drawable, GameState):
     def cells(self) -> np.ndarray:
         """The 9 cells: 0 empty, 1 X, 2 O."""
         return self._s[1:10].copy()
-
-    def observation(self, seat: int) -> np.ndarray:
-        """Plane 0: seat's marks, plane 1: the opponent's (3 x 3 x 2, as PettingZoo's)."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out.reshape(3, 3, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -108,3 +92,30 @@ class TicTacToeState(Drawable, GameState):
         else:
             status = f"{MARKS[self.current_player + 1]} to move"
         return "\n".join(rows) + f"\n({status})"
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="tictactoe",
+    title="Tic-Tac-Toe",
+    state_class=TicTacToeState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=1,
+    heuristics={
+        "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
+    },
+    default_heuristic="lines",
+    apply_and_list=rules.apply_and_list,
+    docs="docs/tictactoe.md",
+)

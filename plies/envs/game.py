@@ -1,0 +1,157 @@
+"""The declared game: one ``Game`` object per game, the contract every other part reads.
+
+A game is declared once, at the end of its ``state.py``, as ``GAME = Game(...)``: its id, its
+GameState class, every compiled kernel by name, its static facts and the named slot schema of
+its state array. Environments, searches, MCTS, the batched envs, training and tournaments take
+this object (``plies.registration.get_game(id)``) and nothing else; they never look a game up by
+module name and never index its kernels by position. docs/adding_a_game.md walks through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from plies.envs.core import GameState, Heuristic, Kernels
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A named run of entries of a game's state array.
+
+    ``size`` is a number, or for layouts that depend on the game's options a short formula in
+    the names the game's docs define (``"n"``, ``"3n"``); only slots before the first such slot
+    have fixed offsets."""
+
+    name: str
+    size: int | str = 1
+    meaning: str = ""
+
+
+class SlotSchema:
+    """The layout of a game's ``int64`` state array: slots in order, offsets derived from sizes.
+
+    ``offset(name)`` gives the constants the kernels use (``MOVES = SCHEMA.offset("moves")``),
+    and ``table()`` the Markdown layout table of the game's docs page, so both come from one
+    declaration. Slot 0 is always ``player``: the seat to move, ``CHANCE`` or ``TERMINAL``."""
+
+    def __init__(self, *slots: Slot) -> None:
+        if not slots or slots[0].name != "player" or slots[0].size != 1:
+            raise ValueError("a slot schema starts with the one-entry slot 'player'")
+        names = [s.name for s in slots]
+        if len(set(names)) != len(names):
+            raise ValueError(f"slot names repeat: {names}")
+        self.slots = tuple(slots)
+        self._offsets: dict[str, int] = {}
+        position: int | None = 0
+        for slot in slots:
+            if position is not None:
+                self._offsets[slot.name] = position
+            position = position + slot.size if position is not None and isinstance(slot.size, int) else None
+        self._fixed_size = position
+
+    def offset(self, name: str) -> int:
+        if name not in self._offsets:
+            known = ", ".join(self._offsets)
+            raise KeyError(f"no fixed-offset slot {name!r}; slots with fixed offsets: {known}")
+        return self._offsets[name]
+
+    def offsets(self, *names: str) -> tuple[int, ...]:
+        return tuple(self.offset(n) for n in names)
+
+    @property
+    def size(self) -> int | None:
+        """Entries of the whole array, or None when a slot's size depends on options."""
+        return self._fixed_size
+
+    def table(self) -> str:
+        """The layout as a Markdown table (index, slot, entries, meaning)."""
+        rows = ["| index | slot | entries | meaning |", "|---|---|---|---|"]
+        for slot in self.slots:
+            where = self._offsets.get(slot.name)
+            index = "after the above" if where is None else str(where)
+            rows.append(f"| {index} | `{slot.name}` | {slot.size} | {slot.meaning} |")
+        return "\n".join(rows)
+
+
+def _starting_row(game: Game, rng: np.random.Generator, count: int, options: dict[str, Any]) -> np.ndarray:
+    """Batch start rows: the one starting position (games with a random set-up override)."""
+    return game.state_class.initial(rng, **options).array.copy()[None, :]
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """Everything generic code may know about a game.
+
+    Kernels (numba, with the signatures of ``plies.envs.core``):
+    ``kernels``: legal_actions, apply_action, undo_action, returns, hash, chance_outcomes (the
+    bundle every search takes); ``apply_and_list``: apply then list the legal actions;
+    ``observe``: a seat's observation; ``afterstates``: end-of-turn positions (dice games);
+    ``canonical_hash``: one key for symmetric positions; ``batch_run``: the batched-env entry
+    (``plies.envs.batching.run_batch`` bound to these kernels in the game's rules module, so
+    numba compiles it once per game and caches it on disk).
+
+    Static facts: ``num_players`` (the default; games with a player option say so in
+    ``options``), ``num_actions``, ``undo_size``, ``has_chance``, ``zero_sum``, ``schema``.
+    ``batch_starts(game, rng, count, options)`` gives a batch its start rows (games with random
+    set-ups draw several); the batch resets a finished game from its slot's row, then calls the
+    rules' reset hook compiled into ``batch_run`` (Dice Wars deals its areas there).
+    """
+
+    id: str
+    title: str
+    state_class: type[GameState]
+    kernels: Kernels
+    observe: Callable
+    batch_run: Callable
+    schema: SlotSchema
+    num_players: int
+    num_actions: int
+    undo_size: int
+    options: tuple[str, ...] = ()
+    has_chance: bool = False
+    zero_sum: bool = True
+    heuristics: dict[str, Heuristic] = field(default_factory=dict)
+    default_heuristic: str = ""
+    apply_and_list: Callable | None = None
+    afterstates: Callable | None = None
+    max_afterstates: int = 4096
+    canonical_hash: Callable | None = None
+    batch_starts: Callable[..., np.ndarray] = _starting_row
+    docs: str = ""
+
+    def __post_init__(self) -> None:
+        if self.default_heuristic and self.default_heuristic not in self.heuristics:
+            raise ValueError(f"{self.id}: default heuristic {self.default_heuristic!r} is not declared")
+        self.state_class.bind_game(self)
+
+    @property
+    def name(self) -> str:  # the id under the name older code used
+        return self.id
+
+    def new_state(self, seed: int | None = None, **options: Any) -> GameState:
+        """A starting position (random set-ups drawn from ``seed``)."""
+        return self.state_class.initial(np.random.default_rng(seed), **options)
+
+    def from_string(self, text: str, **options: Any) -> GameState:
+        return self.state_class.from_string(text, **options)
+
+    def check_options(self, given: dict[str, Any] | Sequence[str]) -> None:
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)} for {self.id}; "
+                f"options: {', '.join(self.options) or 'none'}"
+            )
+
+    def __repr__(self) -> str:
+        return f"<Game {self.id}>"
+
+    def __reduce__(self) -> tuple:
+        # pickled as its registry id: a worker process finds the same declared object
+        from plies.registration import get_game
+
+        return (get_game, (self.id,))
