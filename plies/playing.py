@@ -154,6 +154,8 @@ class Match:
         seat = self.state.current_player
         self._apply(int(action), seat)
         self._continue_turn(seat)
+        if self.human_to_move() and self.state.current_player != seat:
+            self.turn_start = self.plies  # another person's turn begins (two people at one board)
 
     def _continue_turn(self, seat: int) -> None:
         """Roll the dice that belong to the mover's own turn (a Dice Wars battle) at once, so

@@ -95,3 +95,9 @@ def test_real_stdin_in_a_subprocess():
     assert run.returncode == 0, run.stderr
     assert "X (you) played 4" in run.stdout and "O (perfect) played" in run.stdout
     assert "you quit" in run.stdout
+
+
+def test_two_people_cannot_undo_each_other_inside_a_turn():
+    match = Match("connect_four", ["human", "human"], seed=0)
+    match.play(3)
+    assert match.human_to_move() and not match.can_undo_turn()
