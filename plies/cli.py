@@ -101,40 +101,32 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from plies.evaluation import TournamentConfig, play_game
-    from plies.evaluation.tournament import ScheduledGame
+    from plies.playing import Match
+    from plies.terminal import human_seats_ok, play_in_terminal
 
     _check_game(args.game)
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
-    config = TournamentConfig(args.game, tuple(args.players), 1, args.seed, 0, None, _parse_options(args.option))
-    watching = args.show or "human" in args.players
+    options = _parse_options(args.option)
+    if args.game == "dice_wars" and "num_players" not in options:
+        options["num_players"] = len(args.players)
+    match = Match(args.game, args.players, seed=args.seed, options=options)
+    human_seats_ok(match)
     frames = []
-
-    def observe(state, action) -> None:
-        if watching and action is not None:
-            print(f"played: {_action_name(state, action)}")
-        if watching and (state.is_terminal() or "human" not in args.players):
-            print(state.render_text(), "\n")
-        if args.record:
-            frames.append(state.render_rgb())
-
-    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)), observe)
-    print(f"result: {dict(zip(args.players, record.returns))} after {record.plies} plies"
-          + (" (truncated)" if record.truncated else ""))
+    record = (lambda state: frames.append(state.render_rgb())) if args.record else None
+    try:
+        finished = play_in_terminal(match, show=args.show, on_action=record)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned")
+        return 130
+    if not finished:
+        print("you quit: game abandoned")
+        return 0
+    print(f"result: {match.result_text()} after {match.plies} plies")
     if args.record:
         _write_gif(frames, args.record, args.fps)
         print(f"replay written to {args.record} ({len(frames)} frames)")
     return 0
-
-
-def _action_name(state, action: int) -> str:
-    """The action's name in the position it was played from."""
-    state.undo()
-    try:
-        return state.action_to_string(action)
-    finally:
-        state.apply_unchecked(action)
 
 
 def _write_gif(frames, path: str, fps: float) -> None:
@@ -150,6 +142,13 @@ def _write_gif(frames, path: str, fps: float) -> None:
     os.close(fd)
     images[0].save(tmp, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     os.replace(tmp, path)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from plies.web import serve
+
+    serve(args.host, args.port, args.results)
+    return 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -237,6 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="GIF", help="write a replay of the game as an animated GIF")
     p.add_argument("--fps", type=float, default=2.0, help="frames per second of the replay (default 2)")
     p.set_defaults(func=cmd_play)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (extra 'web')",
+                        description="A web app: pick a game and seats (human or agent specs) and play by "
+                        "clicking, watch agents play, replay the games of tournament results files.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--results", nargs="*", default=[], metavar="SQLITE",
+                    help="tournament results files whose games and tables to show")
+    sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
     s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")

@@ -181,5 +181,9 @@ class TurnBasedEnv(AECEnv):
             return None
         return render_state(self.state, self.render_mode)
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows the environment as its current position."""
+        return self.state.svg()
+
     def close(self) -> None:
         pass

@@ -548,9 +548,21 @@ class GameState:
         it (a game where the turn simply ends), or None: the player forfeits the game."""
         return None
 
+    def svg(self, **options: Any) -> str:
+        """The position as an SVG document, drawn by the game's declared ``draw`` function
+        (options depend on the game, e.g. backgammon's ``viewer``)."""
+        if self.game.draw is None:
+            raise NotImplementedError(f"{self.game.id} declares no drawing")
+        return self.game.draw(self, **options)
+
+    def _repr_svg_(self) -> str:  # Jupyter shows states as their drawing
+        return self.svg()
+
     def render_rgb(self) -> np.ndarray:
-        """An RGB picture of the position (H x W x 3 uint8)."""
-        raise NotImplementedError
+        """An RGB picture of the position (H x W x 3 uint8): ``svg()`` rasterised."""
+        from plies.envs.drawing import rasterise
+
+        return rasterise(self.svg())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.from_string({self.to_string()!r})"

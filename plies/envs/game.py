@@ -97,6 +97,8 @@ class Game:
 
     Static facts: ``num_players`` (the default; games with a player option say so in
     ``options``), ``num_actions``, ``undo_size``, ``has_chance``, ``zero_sum``, ``schema``.
+    ``draw(state, **options) -> str``: the game's SVG drawing (``plies.envs.drawing`` helps),
+    which ``GameState.svg()``, ``render_rgb()``, Jupyter and the web app show.
     ``batch_starts(game, rng, count, options)`` gives a batch its start rows (games with random
     set-ups draw several); the batch resets a finished game from its slot's row, then calls the
     rules' reset hook compiled into ``batch_run`` (Dice Wars deals its areas there).
@@ -122,6 +124,7 @@ class Game:
     max_afterstates: int = 4096
     canonical_hash: Callable | None = None
     batch_starts: Callable[..., np.ndarray] = _starting_row
+    draw: Callable[..., str] | None = None
     docs: str = ""
 
     def __post_init__(self) -> None:

@@ -23,8 +23,8 @@ def test_play_command_with_a_human_and_a_replay(tmp_path, monkeypatch, capsys):
     gif = tmp_path / "game.gif"
     assert main(["play", "tictactoe", "--players", "human", "perfect", "--record", str(gif)]) == 0
     out = capsys.readouterr().out
-    assert "'x' is not a legal move here" in out
-    assert "result: {'human':" in out
+    assert "'x' is not a move here" in out
+    assert "result: O (perfect) won" in out
     with Image.open(gif) as image:
         assert image.n_frames >= 6  # the start and one frame per move
 

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
-from plies.envs.backgammon import rules
+from plies.envs import batching
+from plies.envs.backgammon import drawing, rules
 from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
 
@@ -316,31 +316,6 @@ class BackgammonState(GameState):
             ]
         )
 
-    def render_rgb(self) -> np.ndarray:
-        height, width, col = 260, 420, 30
-        image = render.canvas(height, width, (222, 196, 150))
-        fill = {0: (245, 245, 240), 1: (40, 40, 40)}
-        x, o = self.checkers(0), self.checkers(1)
-        for point in range(1, 25):
-            if point <= 12:
-                left = 390 - point * col - (30 if point > 6 else 0)
-                top, step = height - 12, -16
-            else:
-                left = (point - 13) * col + (30 if point > 18 else 0)
-                top, step = 12, 16
-            shade = (150, 80, 50) if point % 2 else (90, 110, 60)
-            render.fill_rect(image, min(top, top + 6 * step), left + 2, 100, col - 4, shade)
-            seat, n = (0, x[point]) if x[point] else (1, o[25 - point])
-            for k in range(min(n, 6)):
-                render.fill_disc(image, top + step * k + (6 if step > 0 else -6), left + col / 2, 7,
-                                 fill[seat])
-        render.fill_rect(image, 0, 180, height, 30, (120, 80, 40))
-        for seat, count in ((0, x[rules.BAR]), (1, o[rules.BAR])):
-            for k in range(min(count, 4)):
-                render.fill_disc(image, 110 + 16 * k if seat else 150 - 16 * k, 195, 7, fill[seat])
-        return image
-
-
 def _notation_key(text: str) -> tuple[int, str]:
     head = text.split("/")[0]
     return (-(25 if head == "bar" else int(head)), text)
@@ -403,5 +378,6 @@ GAME = Game(
         ),
     },
     default_heuristic="combined",
+    draw=drawing.svg,
     docs="docs/backgammon.md",
 )

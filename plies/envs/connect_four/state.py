@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
-from plies.envs.connect_four import rules
+from plies.envs import batching
+from plies.envs.connect_four import drawing, rules
 from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
 
@@ -203,17 +203,6 @@ class ConnectFourState(GameState):
             status = f"{MARKS[self.current_player]} to move"
         return "\n".join(lines) + f"\n({status})"
 
-    def render_rgb(self) -> np.ndarray:
-        cell = 60
-        grid = self.grid()
-        image = render.canvas(self.height * cell, self.width * cell, (20, 60, 170))
-        colors = {0: (245, 245, 245), 1: (210, 30, 30), 2: (240, 200, 20)}
-        for r in range(self.height):
-            for c in range(self.width):
-                render.fill_disc(image, (r + 0.5) * cell, (c + 0.5) * cell, cell * 0.4, colors[int(grid[r, c])])
-        return image
-
-
 def state_from_moves(moves: str, **options: Any) -> ConnectFourState:
     """The position after a 1-based move sequence such as ``"4453"``."""
     return ConnectFourState._from_moves(moves.strip(), **options)
@@ -259,5 +248,6 @@ GAME = Game(
     default_heuristic="cells",
     canonical_hash=rules.canonical_hash,
     apply_and_list=rules.apply_and_list,
+    draw=drawing.svg,
     docs="docs/connect_four.md",
 )

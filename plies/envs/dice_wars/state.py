@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
+from plies.envs import batching
 from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
-from plies.envs.dice_wars import rules
+from plies.envs.dice_wars import drawing, rules
 from plies.envs.dice_wars.maps import (
     DEFAULT_AREAS,
     DEFAULT_COLS,
@@ -41,21 +41,6 @@ def _win_prob_defaults() -> tuple[float, ...]:
 
 
 OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency", "map_generator")
-
-PLAYER_COLORS = (
-    (214, 69, 65), (65, 131, 215), (46, 160, 67), (240, 180, 40),
-    (150, 80, 190), (240, 120, 30), (60, 180, 180), (230, 100, 170),
-)
-WATER = (225, 235, 245)
-
-_DIGITS = {
-    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
-    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
-    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
-    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "010", "010", "010"),
-    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
-}
-
 
 class DiceWarsState(GameState):
     """Dice Wars for 2-8 players on a map of areas.
@@ -384,73 +369,12 @@ class DiceWarsState(GameState):
         lines.append(f"({status}; reserves {reserves}; battles {self.battles})")
         return "\n".join(lines)
 
-    # ----- pictures ------------------------------------------------------------------------
-    def render_rgb(self) -> np.ndarray:
-        if self._cells is None:
-            return self._render_graph()
-        return self._render_hexes()
-
-    def _render_hexes(self) -> np.ndarray:
-        cells = self._cells
-        rows, cols = cells.shape
-        cw, ch = 14, 12  # a hex cell drawn as a brick; odd rows shifted half a cell
-        height, width = rows * ch + 8, cols * cw + cw // 2 + 8
-        ys, xs = np.mgrid[0:height, 0:width]
-        r = (ys - 4) // ch
-        shift = np.where(r % 2 == 1, cw // 2, 0)
-        c = (xs - 4 - shift) // cw
-        inside = (r >= 0) & (r < rows) & (c >= 0) & (c < cols) & (ys >= 4)
-        area = np.full((height, width), -1, np.int64)
-        area[inside] = cells[r[inside], c[inside]]
-        palette = np.array(PLAYER_COLORS + (WATER,), np.uint8)
-        owner_of = np.append(self.owners, len(PLAYER_COLORS))
-        image = palette[owner_of[area]]
-        edge = np.zeros((height, width), bool)
-        edge[:, :-1] |= area[:, :-1] != area[:, 1:]
-        edge[:-1, :] |= area[:-1, :] != area[1:, :]
-        edge &= (area >= 0) | np.roll(area >= 0, -1, 0) | np.roll(area >= 0, -1, 1)
-        image[edge] = (40, 40, 40)
-        dice = self.dice
-        for a in range(self.num_areas):
-            yy, xx = np.nonzero(area == a)
-            if len(yy) == 0:
-                continue
-            k = np.argmin((yy - yy.mean()) ** 2 + (xx - xx.mean()) ** 2)  # a pixel in the area
-            _draw_number(image, int(yy[k]) - 6, int(xx[k]) - 5, int(dice[a]))
-        return image
-
-    def _render_graph(self) -> np.ndarray:
-        size = 420
-        image = render.canvas(size, size, WATER)
-        n = self.num_areas
-        angles = 2 * np.pi * np.arange(n) / n
-        cy, cx, radius = size / 2, size / 2, size * 0.4
-        pos = [(cy + radius * np.sin(t), cx + radius * np.cos(t)) for t in angles]
-        for a, neigh in enumerate(self.adjacency):
-            for b in neigh:
-                if b > a:
-                    render.line(image, *pos[a], *pos[b], 2, (90, 90, 90))
-        disc = max(8.0, min(24.0, np.pi * radius / max(n, 1) * 0.8))
-        for a in range(n):
-            render.fill_disc(image, *pos[a], disc, PLAYER_COLORS[int(self.owners[a])])
-            _draw_number(image, int(pos[a][0]) - 6, int(pos[a][1]) - 5, int(self.dice[a]))
-        return image
-
 
 def _neighbours(s: np.ndarray, area: int) -> list[int]:
     n, width = int(s[rules.NUM_AREAS]), int(s[rules.MAX_DEGREE])
     deg = int(s[rules.AREAS + 2 * n + area])
     row = rules.AREAS + 3 * n + area * width
     return [int(b) for b in s[row : row + deg]]
-
-
-def _draw_number(image: np.ndarray, top: int, left: int, value: int) -> None:
-    """A digit in a 3x5 pixel font scaled x2, on a white box, for the dice count."""
-    render.fill_rect(image, top - 1, left - 1, 12, 8, (255, 255, 255))
-    for i, bits in enumerate(_DIGITS[str(value)[-1]]):
-        for j, bit in enumerate(bits):
-            if bit == "1":
-                render.fill_rect(image, top + 2 * i, left + 2 * j, 2, 2, (0, 0, 0))
 
 
 def probability_of_holding_area(state, area: int, player: int, dice: int | None = None) -> float:
@@ -541,5 +465,6 @@ GAME = Game(
     },
     default_heuristic="score",
     batch_starts=batch_starts,
+    draw=drawing.svg,
     docs="docs/dice_wars.md",
 )

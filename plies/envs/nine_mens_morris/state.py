@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
+from plies.envs import batching
 from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
-from plies.envs.nine_mens_morris import rules
+from plies.envs.nine_mens_morris import drawing, rules
 from plies.envs.nine_mens_morris.symmetry import canonical_hash
 
 OPTIONS = ("flying", "repetition", "no_mill", "turn_cap")
@@ -274,29 +274,6 @@ class NineMensMorrisState(GameState):
     def render_text(self) -> str:
         return self.to_string()
 
-    def render_rgb(self) -> np.ndarray:
-        step, margin = 40, 30
-        size = 2 * margin + 6 * step
-        image = render.canvas(size, size, (222, 184, 135))
-
-        def xy(p: int) -> tuple[float, float]:
-            r, c = rules.COORDS[p]
-            return margin + r * step, margin + c * step
-
-        for line in rules.MILLS:
-            (y0, x0), (y1, x1) = xy(int(line[0])), xy(int(line[2]))
-            render.line(image, y0, x0, y1, x1, 3, (60, 40, 20))
-        for p in range(rules.NUM_POINTS):
-            y, x = xy(p)
-            colour = self._s[rules.POINTS + p]
-            if colour == 0:
-                render.fill_disc(image, y, x, 4, (60, 40, 20))
-            else:
-                render.fill_disc(image, y, x, 14, (30, 30, 30))
-                fill = (245, 245, 245) if colour == 1 else (20, 20, 20)
-                render.fill_disc(image, y, x, 12, fill)
-        return image
-
     # ----- symmetry -----------------------------------------------------------------------
     def canonical_hash(self) -> int:
         """A key shared by the (up to) 16 symmetric images of this position."""
@@ -386,5 +363,6 @@ GAME = Game(
     },
     default_heuristic="weighted",
     canonical_hash=canonical_hash,
+    draw=drawing.svg,
     docs="docs/nine_mens_morris.md",
 )

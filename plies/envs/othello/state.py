@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
+from plies.envs import batching
 from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
-from plies.envs.othello import rules
+from plies.envs.othello import drawing, rules
 
 MARKS = "xo"
 NAMES = ("black", "white")
@@ -156,20 +156,6 @@ class OthelloState(GameState):
                 status += ", must pass"
         return "\n".join(lines) + f"\n({status}; x {black}, o {white})"
 
-    def render_rgb(self) -> np.ndarray:
-        cell = 50
-        size = 8 * cell
-        image = render.canvas(size, size, (20, 120, 60))
-        for k in range(9):
-            offset = min(k * cell, size - 2)
-            render.fill_rect(image, offset, 0, 2, size, (10, 50, 25))
-            render.fill_rect(image, 0, offset, size, 2, (10, 50, 25))
-        colors = {1: (20, 20, 20), 2: (240, 240, 240)}
-        for (r, c), value in np.ndenumerate(self.grid()):
-            if value:
-                render.fill_disc(image, (r + 0.5) * cell, (c + 0.5) * cell, cell * 0.4, colors[int(value)])
-        return image
-
 
 def _unsigned(bits: np.int64) -> int:
     """A bitboard slot as the non-negative int with the same 64 bits."""
@@ -237,6 +223,7 @@ GAME = Game(
     },
     default_heuristic="mobility",
     apply_and_list=rules.apply_and_list,
+    draw=drawing.svg,
     docs="docs/othello.md",
 )
 

@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.envs import batching, render
+from plies.envs import batching
 from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
-from plies.envs.tictactoe import rules
+from plies.envs.tictactoe import drawing, rules
 
 MARKS = ".XO"
 
@@ -92,24 +92,6 @@ class TicTacToeState(GameState):
             status = f"{MARKS[self.current_player + 1]} to move"
         return "\n".join(rows) + f"\n({status})"
 
-    def render_rgb(self) -> np.ndarray:
-        size, cell = 180, 60
-        image = render.canvas(size, size)
-        for k in (1, 2):
-            render.fill_rect(image, k * cell - 1, 0, 3, size, (0, 0, 0))
-            render.fill_rect(image, 0, k * cell - 1, size, 3, (0, 0, 0))
-        for i in range(9):
-            cy, cx = (i // 3 + 0.5) * cell, (i % 3 + 0.5) * cell
-            mark = self._s[1 + i]
-            if mark == 1:
-                r = cell * 0.3
-                render.line(image, cy - r, cx - r, cy + r, cx + r, 6, (200, 30, 30))
-                render.line(image, cy - r, cx + r, cy + r, cx - r, 6, (200, 30, 30))
-            elif mark == 2:
-                render.ring(image, cy, cx, cell * 0.33, 6, (30, 30, 200))
-        return image
-
-
 @njit(cache=True)
 def batch_run(mode, ints, f32, f64, flags):
     """The batched env's entry: the generic batch kernels bound to this game's rules (named
@@ -134,5 +116,6 @@ GAME = Game(
     },
     default_heuristic="lines",
     apply_and_list=rules.apply_and_list,
+    draw=drawing.svg,
     docs="docs/tictactoe.md",
 )
