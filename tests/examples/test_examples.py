@@ -27,3 +27,14 @@ def test_maskable_ppo_beats_random_at_connect_four(tmp_path):
     tally = table.totals[f"sb3:path={path}"]
     assert tally.games == 100
     assert tally.win_rate >= 0.9
+
+
+@pytest.mark.slow
+def test_maskable_ppo_on_the_batched_env_beats_random(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from examples import maskable_ppo_vector as example
+
+    path = str(tmp_path / "ppo_vector.zip")
+    example.train(200_000, path, num_envs=256, seed=0)
+    table = example.evaluate(path, games=100, seed=3).table()
+    assert table.totals[f"sb3:path={path}"].win_rate >= 0.9
