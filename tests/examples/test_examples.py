@@ -38,3 +38,14 @@ def test_maskable_ppo_on_the_batched_env_beats_random(tmp_path):
     example.train(200_000, path, num_envs=256, seed=0)
     table = example.evaluate(path, games=100, seed=3).table()
     assert table.totals[f"sb3:path={path}"].win_rate >= 0.9
+
+
+@pytest.mark.slow
+def test_torchrl_ppo_learns_against_random_with_masks():
+    pytest.importorskip("torchrl")
+    from examples import torchrl_env as example
+
+    # the env raises on an illegal action (the default policy): every masked sample was legal
+    rewards = example.train("plies/TicTacToe-v0", iterations=10, frames=512, seed=0)
+    assert len(rewards) == 10
+    assert sum(rewards[-3:]) / 3 > max(0.15, rewards[0])  # wins more than it loses by the end
