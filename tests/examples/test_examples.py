@@ -49,3 +49,20 @@ def test_torchrl_ppo_learns_against_random_with_masks():
     rewards = example.train("plies/TicTacToe-v0", iterations=10, frames=512, seed=0)
     assert len(rewards) == 10
     assert sum(rewards[-3:]) / 3 > max(0.15, rewards[0])  # wins more than it loses by the end
+
+
+@pytest.mark.slow
+def test_rllib_ppo_trains_one_masked_policy_per_seat():
+    pytest.importorskip("ray.rllib")
+    import math
+
+    from examples import rllib_env as example
+
+    # the env raises on an illegal action (the default policy): every masked sample was legal
+    results = example.train("tictactoe", iterations=2, seed=0)
+    runners = results[-1]["env_runners"]
+    assert runners["num_env_steps_sampled_lifetime"] >= 1024
+    assert runners["num_episodes_lifetime"] > 20
+    learners = results[-1]["learners"]
+    for seat in ("player_0", "player_1"):
+        assert math.isfinite(learners[seat]["policy_loss"])
