@@ -127,15 +127,11 @@ def test_stepping_a_finished_single_agent_env_raises():
     env.reset(seed=1)
     done = False
     while not done:
-        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info_mask(env))[0]))
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         done = terminated or truncated
     assert not info["action_mask"].any()
     with pytest.raises(ValueError, match="game is over"):
         env.step(0)
-
-
-def info_mask(env):
-    return env.action_masks()
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
@@ -168,4 +164,26 @@ def test_aec_state_is_the_global_view_not_the_game_state(game):
         mask = env.action_mask()
         env.step(int(rng.choice(np.flatnonzero(mask))))
         if not env.agents or any(env.terminations.values()):
+            break
+
+
+@pytest.mark.parametrize("game", ALL_GAMES)
+def test_single_agent_env_in_progress_survives_pickle(game):
+    import pickle
+
+    env = gymnasium.make(plies.registration.GYM_IDS[game], seat=-1).unwrapped
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            obs, info = env.reset()
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.seat == env.seat and np.array_equal(clone.game_state.encode(), env.game_state.encode())
+    for _ in range(10):  # both go on alike: same dice, same opponent moves
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        obs2, reward2, terminated2, truncated2, _ = clone.step(action)
+        assert np.array_equal(obs, obs2) and reward == reward2 and terminated == terminated2
+        if terminated or truncated:
             break
