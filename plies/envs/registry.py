@@ -52,6 +52,13 @@ def entries() -> list[GameEntry]:
     return list(_ENTRIES.values())
 
 
+def gym_id(game_id: str) -> str:
+    """The Gymnasium / PettingZoo id of a registered game."""
+    if game_id not in _ENTRIES:
+        raise ValueError(f"unknown game {game_id!r}; games: {', '.join(_ENTRIES)}")
+    return _ENTRIES[game_id].gym_id
+
+
 def get_game(game_id: str) -> Game:
     """The ``Game`` declaration of a registered id, or of a ``"package.module:ATTRIBUTE"`` path
     (a user's game that is not registered in this process, e.g. in a worker)."""

@@ -101,6 +101,11 @@ class BackgammonState(GameState):
     def observation_shape(self) -> tuple[int, ...]:
         return (204,)
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        # the largest entry: all 15 checkers on the bar, 15 / 2 (a point holds at most (15 - 3) / 2)
+        return (0.0, 7.5)
+
     # ----- text ------------------------------------------------------------------------------
     def _side_text(self, seat: int) -> str:
         counts = self.checkers(seat)

@@ -219,6 +219,10 @@ class DiceWarsState(GameState):
     def observation_shape(self) -> tuple[int, ...]:
         return (self.num_areas, self.num_players + 1 + self.num_areas)
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)  # one-hots, adjacency and dice / MAX_DICE
+
     # ----- text ----------------------------------------------------------------------------
     def to_string(self) -> str:
         s = self._s
