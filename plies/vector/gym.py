@@ -11,9 +11,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from plies.envs.batching import TRACE_RESET
 from plies.envs.loop import DEFAULT_ILLEGAL_ACTION, check_illegal_action
 from plies.vector.batch import VectorGame
-from plies.envs.batching import TRACE_RESET
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 """A batched policy: (observations, action masks) of the games where it is to move -> one
