@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import CHANCE, TERMINAL, GameState
+from plies.envs.core import CHANCE, TERMINAL, GameState, draw_outcome
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
 
@@ -252,18 +252,6 @@ def bot_action(state, kind, u, params, buf):
 
 
 @njit(cache=True)
-def _sample_chance(state, outcomes, probs):
-    count = rules.chance_outcomes(state, outcomes, probs)
-    r = np.random.random()
-    acc = 0.0
-    for i in range(count - 1):
-        acc += probs[i]
-        if r < acc:
-            return outcomes[i]
-    return outcomes[count - 1]
-
-
-@njit(cache=True)
 def play_bot_game(state, kinds, params, seed, record):
     """Play the game in ``state`` to the end with bot ``kinds[seat]`` (``params[seat]``) in
     each seat, random numbers from ``seed``. When ``record`` has rows, it receives one row
@@ -278,7 +266,7 @@ def play_bot_game(state, kinds, params, seed, record):
     last_turn = -1
     while state[0] != TERMINAL:
         if state[0] == CHANCE:
-            action = _sample_chance(state, buf, probs)
+            action = draw_outcome(buf, probs, rules.chance_outcomes(state, buf, probs), np.random.random())
         else:
             seat = state[0]
             if record.shape[0] > 0 and state[rules.TURNS] != last_turn:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from plies.envs.core import CHANCE, OBSERVE_SIG, RESET_SIG, TERMINAL
+from plies.envs.core import CHANCE, OBSERVE_SIG, RESET_SIG, TERMINAL, draw_outcome
 
 OBSERVE_T = types.FunctionType(OBSERVE_SIG)
 
@@ -123,18 +123,7 @@ def _resolve_chance(apply_fn, chance_fn, s, i, ints, f64, rng):
     undo = _row(ints, ints, O_UNDO, i, ints[H_U])
     while s[0] == CHANCE:
         n = chance_fn(s, legal, probs)
-        total = 0.0
-        for k in range(n):
-            total += probs[k]
-        u = random_uniform(rng, i) * total
-        pick = n - 1
-        acc = 0.0
-        for k in range(n):
-            acc += probs[k]
-            if u < acc:
-                pick = k
-                break
-        outcome = legal[pick]
+        outcome = draw_outcome(legal, probs, n, random_uniform(rng, i))
         apply_fn(s, outcome, undo)
         _record(ints, i, outcome)
 
