@@ -8,10 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
+from plies.envs.registry import DEMO_GAME
 from plies.registration import game_ids, get_game
 
 DEFAULT_TOURNAMENT = {
-    "game": "tictactoe",
+    "game": DEMO_GAME,
     "agents": ["random", "lookahead:depth=2", "alphabeta:depth=2", "perfect"],
     "games": 20,
     "opening_plies": 1,
@@ -108,8 +109,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
     options = _parse_options(args.option)
-    if args.game == "dice_wars" and "num_players" not in options:
-        options["num_players"] = len(args.players)
     match = Match(args.game, args.players, seed=args.seed, options=options)
     human_seats_ok(match)
     frames = []

@@ -11,7 +11,6 @@ to a person's previous decision.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,28 +18,9 @@ import numpy as np
 
 from plies.agents.specs import make as make_agent
 from plies.envs.core import GameState, sample_chance
-from plies.envs.registry import game_ids
-from plies.registration import state_class
+from plies.envs.registry import game_ids, get_game
 
 HUMAN = "human"
-
-SEAT_NAMES: dict[str, tuple[str, ...]] = {
-    "tictactoe": ("X", "O"),
-    "connect_four": ("X", "O"),
-    "backgammon": ("X", "O"),
-    "nine_mens_morris": ("W", "B"),
-}
-"""How a game's own text names its seats (others: ``seat 0``, ``seat 1``, ...)."""
-
-HINT_AGENTS: dict[str, str] = {
-    "tictactoe": "perfect",
-    "connect_four": "alphabeta:depth=8",
-    "nine_mens_morris": "alphabeta:depth=4",
-    "backgammon": "expectiminimax:depth=1",
-    "dice_wars": "strength_diff",
-}
-"""The agent asked for a hint when none is named."""
-
 
 @dataclass
 class LogLine:
@@ -49,22 +29,13 @@ class LogLine:
     seat: int | None
     text: str
     ply: int
+    action: int = -1
 
 
-def seat_name(game: str, seat: int) -> str:
-    names = SEAT_NAMES.get(game)
-    return names[seat] if names and seat < len(names) else f"seat {seat}"
-
-
-def move_text(game: str, state: GameState, action: int, viewer: int | None) -> str:
-    """``action`` named in ``state`` (before it is played), for a person sitting at ``viewer``:
-    backgammon points are renumbered to the viewer's side (the mover's point n is the other
-    side's 25-n), so a person reads every move in one numbering."""
-    text = state.action_to_string(int(action))
-    mover = state.current_player
-    if game == "backgammon" and viewer is not None and 0 <= mover != viewer:
-        text = re.sub(r"\d+", lambda m: str(25 - int(m.group())), text)
-    return text
+def move_text(state: GameState, action: int, viewer: int | None) -> str:
+    """``action`` named in ``state`` (before it is played) for a person sitting at ``viewer``,
+    as the game declares (backgammon renumbers points to the viewer's side)."""
+    return state.game.move_text(state, int(action), viewer)
 
 
 class Match:
@@ -75,14 +46,17 @@ class Match:
         if game not in game_ids():
             raise ValueError(f"unknown game {game!r}; games: {', '.join(game_ids())}")
         self.game = game
-        self.options = dict(options or {})
+        self.declared = get_game(game)
+        # a game that takes a range of players gets as many as there are seats
+        self.options = self.declared.seat_options(len(seats), dict(options or {}))
         self.seed = int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else int(seed)
         self.rng = np.random.default_rng(self.seed)
-        self.state = state_class(game).initial(self.rng, **self.options)
+        self.state = self.declared.state_class.initial(self.rng, **self.options)
         n = self.state.num_players
         seats = [str(s).strip() for s in seats]
         if len(seats) != n:
-            extra = " (set num_players with a game option)" if game == "dice_wars" else ""
+            low, high = self.declared.player_range
+            extra = f" (it takes {low} to {high}: set num_players with a game option)" if low != high else ""
             raise ValueError(
                 f"{game} takes {n} players, one agent spec per seat; got {len(seats)}: "
                 f"{' '.join(seats) or 'none'}{extra}; e.g. --players human alphabeta:depth=4"
@@ -95,7 +69,6 @@ class Match:
         self.log: list[LogLine] = []
         self.version = 0  # counts changes: a request made on an older version is stale
         self.turn_start = 0  # ply at which the person now to move got the move
-        self.last_battle: tuple[int, int] | None = None
         self.viewer = self.humans[0] if self.humans else 0
 
     # ----- facts ----------------------------------------------------------------------------
@@ -107,10 +80,15 @@ class Match:
     def plies(self) -> int:
         return len(self.state.history)
 
+    @property
+    def moves(self) -> list[int]:
+        """The players' actions so far, chance outcomes left out."""
+        return [line.action for line in self.log if line.seat is not None]
+
     def label(self, seat: int) -> str:
         """``O (alphabeta:depth=4)`` or ``X (you)``."""
         spec = self.seats[seat]
-        return f"{seat_name(self.game, seat)} ({'you' if spec == HUMAN and len(self.humans) == 1 else spec})"
+        return f"{self.declared.seat_name(seat)} ({'you' if spec == HUMAN and len(self.humans) == 1 else spec})"
 
     def over(self) -> bool:
         return self.state.is_terminal() or self.plies >= self.state.max_game_length
@@ -132,15 +110,13 @@ class Match:
     # ----- moves ----------------------------------------------------------------------------
     def _apply(self, action: int, seat: int | None) -> None:
         state = self.state
-        text = move_text(self.game, state, action, self.viewer)
+        text = move_text(state, action, self.viewer)
         if state.is_chance_node():
             line = f"chance: {text}"
         else:
             line = f"{self.label(seat)} played {text}"
-        if self.game == "dice_wars" and not state.is_chance_node() and action != state.num_actions - 1:
-            self.last_battle = divmod(int(action), state.num_areas)
         state.apply(int(action))
-        self.log.append(LogLine(seat, line, self.plies))
+        self.log.append(LogLine(seat, line, self.plies, int(action)))
         self.version += 1
 
     def play(self, action: int) -> None:
@@ -217,11 +193,10 @@ class Match:
         self.state.undo()
         self.log.pop()
         self.version += 1
-        self.last_battle = None
 
     def hint(self, spec: str | None = None) -> int:
         """The move the agent ``spec`` (default: a strong one for the game) would play here."""
         if not self.human_to_move():
             raise ValueError("a hint is for a person to move")
-        agent = make_agent(spec or HINT_AGENTS.get(self.game, "alphabeta:depth=4"), seed=self.seed)
+        agent = make_agent(spec or self.declared.hint_agent, seed=self.seed)
         return int(agent.act(self.state.clone()))

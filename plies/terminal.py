@@ -18,43 +18,10 @@ class Quit(Exception):
     """The person asked to stop."""
 
 
-def board_text(game: str, state: GameState, viewer: int) -> str:
-    """The position as text for a person at ``viewer``: Nine Men's Morris with its a-g / 1-7
-    labels, backgammon numbered from the viewer's side; other games as they print themselves."""
-    if game == "nine_mens_morris":
-        rows = state.diagram().splitlines()
-        lines = [f"{7 - r} {row}" for r, row in enumerate(rows)]
-        lines.append("  " + " ".join("abcdefg"))
-        lines.append(state.status())
-        return "\n".join(lines)
-    if game == "backgammon":
-        return _backgammon_text(state, viewer)
-    return state.render_text()
-
-
-def _backgammon_text(state, viewer: int) -> str:
-    names = "XO"
-    mine, theirs = state.checkers(viewer), state.checkers(1 - viewer)
-
-    def cell(point: int) -> str:
-        if mine[point]:
-            return f"{names[viewer]}{mine[point]}"
-        if theirs[25 - point]:
-            return f"{names[1 - viewer]}{theirs[25 - point]}"
-        return " ."
-
-    top = " ".join(f"{p:>3}" for p in range(13, 25))
-    bottom = " ".join(f"{p:>3}" for p in range(12, 0, -1))
-    pips = [sum(p * int(c[p]) for p in range(1, 25)) + 25 * int(c[25]) for c in (mine, theirs)]
-    return "\n".join([
-        top,
-        " ".join(f"{cell(p):>3}" for p in range(13, 25)),
-        f"bar {names[viewer]} {mine[25]} {names[1 - viewer]} {theirs[25]}   off {names[viewer]} {mine[0]} "
-        f"{names[1 - viewer]} {theirs[0]}   pips {names[viewer]} {pips[0]} {names[1 - viewer]} {pips[1]}",
-        " ".join(f"{cell(p):>3}" for p in range(12, 0, -1)),
-        bottom,
-        f"({state._status_text()}; points numbered from {names[viewer]}'s side)",
-    ])
+def board_text(state: GameState, viewer: int) -> str:
+    """The position as text for a person at ``viewer``, as the game declares (Nine Men's Morris
+    with its a-g / 1-7 labels, backgammon numbered from the viewer's side)."""
+    return state.game.board_text(state, viewer)
 
 
 def play_in_terminal(match: Match, read: Callable[[str], str] | None = None, out: TextIO | None = None,
@@ -88,18 +55,18 @@ def play_in_terminal(match: Match, read: Callable[[str], str] | None = None, out
             match.step()
             flush()
             if show and not match.humans and not match.state.is_chance_node():
-                print(board_text(game, match.state, match.viewer) + "\n", file=out)
+                print(board_text(match.state, match.viewer) + "\n", file=out)
         if on_action:
             on_action(match.state)
     flush()
-    print(board_text(game, match.state, match.viewer), file=out)
+    print(board_text(match.state, match.viewer), file=out)
     return True
 
 
 def _human_turn(match: Match, read: Callable[[str], str], out: TextIO) -> None:
     state = match.state
     seat = state.current_player
-    print(board_text(match.game, state, seat), file=out)
+    print(board_text(state, seat), file=out)
     moves = " ".join(state.action_to_string(int(a)) for a in state.legal_actions())
     print(f"{match.label(seat)} to move; moves: {moves}\n  or: {COMMANDS}", file=out)
     while True:
@@ -129,6 +96,6 @@ def _human_turn(match: Match, read: Callable[[str], str], out: TextIO) -> None:
 
 def human_seats_ok(match: Match) -> None:
     """Games a person cannot play at the terminal say where to play them."""
-    if match.game == "dice_wars" and HUMAN in match.seats:
-        raise ValueError("Dice Wars is played on its map: run `plies serve` and play it in the browser "
-                         "(agents-only games can be watched here with --show)")
+    if not match.declared.plays_in_text and HUMAN in match.seats:
+        raise ValueError(f"{match.declared.title} is played on its drawing: run `plies serve` and play it in the "
+                         "browser (agents-only games can be watched here with --show)")

@@ -6,12 +6,18 @@ and ``render_rgb()`` from ``GameState``; this module holds the shared SVG helper
 rasteriser, and names no game.
 
 Clickable parts of a drawing carry ``data-*`` attributes (``data-col``, ``data-point``,
-``data-area``, ...) that the web app (``plies serve``) turns into moves.
+``data-area``, ...). The front end sends the clicked part's number, and the game's declared
+``click(state, selected, value) -> Click`` hook says what it means: a move, or a piece picked
+whose move needs a second click. This module holds the generic pieces of that contract
+(``Click``, ``ClickError``) and the defaults of the other per-game front-end hooks, so the games'
+drawing modules need nothing from the web layer.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -59,3 +65,48 @@ def rasterise(svg: str, scale: float = 1.0) -> np.ndarray:
     image = Image.open(io.BytesIO(bytes(png))).convert("RGBA")
     background = Image.new("RGBA", image.size, (255, 255, 255, 255))
     return np.asarray(Image.alpha_composite(background, image).convert("RGB"))
+
+
+# ----- what a person's click means, and the other front-end hooks' defaults ---------------------
+class ClickError(ValueError):
+    """A click that is no move here (the game is left as it was)."""
+
+
+@dataclass(frozen=True)
+class Click:
+    """The meaning of a click: ``action`` to play (or None: a piece was picked or dropped) and
+    the piece ``selected`` afterwards."""
+
+    action: int | None
+    selected: int | None = None
+
+
+def no_clicks(state: Any, selected: int | None, value: int) -> Click:
+    """The default click hook: the game's drawing has no clickable parts."""
+    raise ClickError(f"{state.game.title} cannot be played by clicks; pick a move from the list")
+
+
+def click_action(state: Any, selected: int | None, value: int) -> Click:
+    """A click hook for drawings whose clickable parts carry the action itself (a cell, a square)."""
+    if value not in {int(a) for a in state.legal_actions()}:
+        try:
+            name = state.action_to_string(value)
+        except ValueError:
+            name = str(value)
+        raise ClickError(f"{name} cannot be played here")
+    return Click(value, None)
+
+
+def no_view_options(state: Any, selected: int | None, viewer: int, moves: Sequence[int]) -> dict[str, Any]:
+    """The default ``view_options`` hook: the drawing's defaults."""
+    return {}
+
+
+def action_text(state: Any, action: int, viewer: int | None) -> str:
+    """The default ``move_text`` hook: the action's name, whoever reads it."""
+    return state.action_to_string(int(action))
+
+
+def board_text(state: Any, viewer: int) -> str:
+    """The default ``board_text`` hook: the position as the state prints itself."""
+    return state.render_text()

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from plies.envs import drawing
 from plies.envs.core import GameState, Heuristic, Kernels
 from plies.envs.registry import get_game
 
@@ -102,6 +103,23 @@ class Game:
     ``batch_starts(game, rng, count, options)`` gives a batch its start rows (games with random
     set-ups draw several); the batch resets a finished game from its slot's row, then calls the
     rules' reset hook compiled into ``batch_run`` (Dice Wars deals its areas there).
+
+    For people (``plies play``, ``plies serve``), each with a generic default:
+    ``seat_names``: how the game's own text names its seats (``("X", "O")``; default ``seat 0``,
+    ``seat 1``, ...; see ``seat_name``). ``default_opponent``: the agent spec a new game offers
+    against a person; ``hint_agent``: the agent asked for a hint (both default to
+    ``expectiminimax:depth=1`` in games with chance and ``alphabeta:depth=4`` otherwise).
+    ``player_range``: the seat counts the game takes (min, max; default ``num_players`` only);
+    where it is a range, the ``num_players`` option follows the number of seats given.
+    ``click(state, selected, value) -> drawing.Click``: what a click on the drawing's part
+    ``value`` means with piece ``selected`` picked (default: the drawing takes no clicks; raise
+    ``drawing.ClickError`` for a click that is no move). ``view_options(state, selected, viewer,
+    moves) -> dict``: the ``draw`` options a person's view uses (the picked piece and where it
+    can go, the side to draw from, the last move); ``moves`` are the players' actions so far,
+    chance outcomes left out. ``move_text(state, action, viewer) -> str``: a move named for a
+    person at seat ``viewer`` (default: ``action_to_string``). ``board_text(state, viewer) -> str``:
+    the position as text for a person at ``viewer`` (default: ``render_text``).
+    ``plays_in_text``: whether a person can play it by typing moves (False: only in the browser).
     """
 
     id: str
@@ -126,11 +144,47 @@ class Game:
     batch_starts: Callable[..., np.ndarray] = _starting_row
     draw: Callable[..., str] | None = None
     docs: str = ""
+    seat_names: tuple[str, ...] = ()
+    default_opponent: str = ""
+    hint_agent: str = ""
+    player_range: tuple[int, int] | None = None
+    click: Callable[..., drawing.Click] = drawing.no_clicks
+    view_options: Callable[..., dict[str, Any]] = drawing.no_view_options
+    move_text: Callable[..., str] = drawing.action_text
+    board_text: Callable[..., str] = drawing.board_text
+    plays_in_text: bool = True
 
     def __post_init__(self) -> None:
         if self.default_heuristic and self.default_heuristic not in self.heuristics:
             raise ValueError(f"{self.id}: default heuristic {self.default_heuristic!r} is not declared")
+        search = "expectiminimax:depth=1" if self.has_chance else "alphabeta:depth=4"
+        # frozen: the derived defaults are set once here
+        if not self.default_opponent:
+            object.__setattr__(self, "default_opponent", search)
+        if not self.hint_agent:
+            object.__setattr__(self, "hint_agent", search)
+        if self.player_range is None:
+            object.__setattr__(self, "player_range", (self.num_players, self.num_players))
+        low, high = self.player_range
+        if not 1 <= low <= self.num_players <= high:
+            raise ValueError(f"{self.id}: player_range {self.player_range} must hold num_players={self.num_players}")
         self.state_class.bind_game(self)
+
+    def seat_name(self, seat: int) -> str:
+        """How the game's text names ``seat`` (``X``), or ``seat 2`` where it declares no names."""
+        return self.seat_names[seat] if 0 <= seat < len(self.seat_names) else f"seat {seat}"
+
+    def default_seats(self) -> list[str]:
+        """The seats a new game offers: a person against ``default_opponent`` in the other seats."""
+        return ["human"] + [self.default_opponent] * (self.num_players - 1)
+
+    def seat_options(self, seats: int, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` with ``num_players`` set to the number of seats given, for games that take
+        a range of players and were not told how many."""
+        low, high = self.player_range or (self.num_players, self.num_players)
+        if low != high and "num_players" in self.options and "num_players" not in options:
+            return {**options, "num_players": seats}
+        return dict(options)
 
     @property
     def name(self) -> str:  # the id under the name older code used

@@ -91,3 +91,6 @@ register_game("nine_mens_morris", "plies.envs.nine_mens_morris.state:GAME", "pli
 register_game("backgammon", "plies.envs.backgammon.state:GAME", "plies/Backgammon-v0")
 register_game("dice_wars", "plies.envs.dice_wars.state:GAME", "plies/DiceWars-v0")
 register_game("othello", "plies.envs.othello.state:GAME", "plies/Othello-v0")
+
+DEMO_GAME = "tictactoe"
+"""The game ``plies tournament`` plays when it is given no game (small enough to finish at once)."""

@@ -19,7 +19,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -28,18 +27,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from plies.agents.specs import available_agents
-from plies.envs.registry import game_ids
+from plies.envs.registry import game_ids, get_game
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.playing import HUMAN, Match
-from plies.registration import state_class
 from plies.web import clicks
 
 STATIC = Path(__file__).parent / "static"
 MAX_GAMES = 200  # games kept in memory; the oldest unused one goes first
-DEFAULT_SEATS = {"dice_wars": ["human", "strength_diff", "strength_diff", "strength_diff"]}
-DEFAULT_OPPONENT = {"tictactoe": "perfect", "connect_four": "alphabeta:depth=4",
-                    "nine_mens_morris": "alphabeta:depth=3", "backgammon": "expectiminimax",
-                    "dice_wars": "strength_diff"}
 
 
 @dataclass
@@ -108,7 +102,7 @@ def game_view(game_id: str, game: WebGame) -> dict[str, Any]:
     state = match.state
     human = match.human_to_move()
     viewer = state.current_player if human else match.viewer
-    options = clicks.drawing_options(match.game, state, game.selected, viewer, match.last_battle)
+    options = clicks.view_options(state, game.selected, viewer, match.moves)
     legal = []
     if human:
         legal = [{"action": int(a), "name": state.action_to_string(int(a))} for a in state.legal_actions()]
@@ -150,7 +144,12 @@ def home(request: Request) -> HTMLResponse:
     app_state = request.app.state
     agents = ", ".join(a for a in available_agents() if a != HUMAN)
     game_options = "".join(f'<option value="{g}">{g}</option>' for g in game_ids())
-    defaults = {g: DEFAULT_SEATS.get(g, [HUMAN, DEFAULT_OPPONENT.get(g, "random")]) for g in game_ids()}
+    # per game: the seats offered, and how many seats it may take (the page's "+ seat")
+    defaults = {}
+    for g in game_ids():
+        declared = get_game(g)
+        defaults[g] = {"seats": declared.default_seats(), "max_seats": declared.player_range[1],
+                       "more": declared.default_opponent}
     results = ""
     for index, path in enumerate(app_state.results):
         results += f'<li><a href="/results/{index}">{escape(str(path))}</a></li>'
@@ -280,8 +279,6 @@ async def new_game(request: Request) -> JSONResponse:
     options = body.get("options") or {}
     if not isinstance(options, dict):
         return _error(400, "options must be an object")
-    if game == "dice_wars" and "num_players" not in options:
-        options["num_players"] = len(seats)
     try:
         match = Match(game, seats, seed=seed, options=options)
     except (ValueError, TypeError) as err:
@@ -330,7 +327,7 @@ def _click(game: WebGame, body: dict[str, Any]) -> None:
     value = _int(body, "value")
     if not match.human_to_move():
         raise ValueError("it is not your turn")
-    result = clicks.interpret(match.game, match.state, game.selected, value)
+    result = clicks.interpret(match.state, game.selected, value)
     game.selected = result.selected
     if result.action is not None:
         match.play(result.action)
@@ -373,15 +370,14 @@ async def replay_api(request: Request) -> JSONResponse:
     ply = request.path_params["ply"]
     if not 0 <= ply <= len(record.actions):
         return _error(400, f"ply must be 0 to {len(record.actions)}, got {ply}")
-    game = config["game"]
-    state = state_class(game).initial(np.random.default_rng(record.seed), **config.get("options", {}))
-    move, last_battle = "", None
+    state = get_game(config["game"]).new_state(record.seed, **config.get("options", {}))
+    move, moves = "", []
     for action in record.actions[:ply]:
         move = state.action_to_string(action)
-        if game == "dice_wars" and not state.is_chance_node() and action != state.timeout_action():
-            last_battle = divmod(action, state.num_areas)
+        if not state.is_chance_node():
+            moves.append(int(action))
         state.apply(action)
-    options = clicks.drawing_options(game, state, None, 0, last_battle)
+    options = clicks.view_options(state, None, 0, moves)
     return JSONResponse({"svg": state.svg(**options), "ply": ply, "plies": len(record.actions), "move": move,
                          "status": state.render_text().splitlines()[-1]})
 

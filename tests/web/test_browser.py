@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from plies.agents.specs import make as make_agent  # noqa: E402
-from plies.web import clicks  # noqa: E402
+from plies.envs.backgammon.drawing import moves_from  # noqa: E402
 from plies.web.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -205,7 +205,7 @@ def test_backgammon_turn_with_undo(server, browser):
     def one_move() -> None:
         legal = [int(a) for a in match.state.legal_actions()]
         source = legal[0] // 6 + 1
-        target = next(iter(clicks.backgammon_moves(legal, source)))
+        target = next(iter(moves_from(legal, source)))
         click_part(browser, f'[data-point="{source}"]')
         WebDriverWait(browser, 30).until(lambda d: "where to" in text_of(d, "status"))
         before = click_part(browser, f'[data-point="{target}"]')
@@ -296,3 +296,21 @@ def screenshot_replay(browser) -> np.ndarray:
 
     png = browser.find_element(By.ID, "board").screenshot_as_png
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_othello_played_to_the_end_by_clicks(server, browser):
+    app, url = server
+    game_id = start_game(browser, url, "othello", ["human", "random"], seed=4)
+    match = app.state.games.get(game_id).match
+    helper = make_agent("alphabeta:depth=2", seed=0)
+    moves = 0
+    while wait_state(browser, "human", "over") == "human":
+        square = helper.act(match.state.clone())  # 64 (pass) is the bar under the board
+        before = click_part(browser, f'[data-cell="{square}"]')
+        wait_version(browser, before)
+        moves += 1
+        if moves == 6:
+            assert_drawn(screenshot(browser, "othello"))
+    assert match.state.is_terminal() and moves >= 20
+    assert text_of(browser, "status").startswith("Game over: ")
+    assert any(line.startswith("white (random) played") for line in log_lines(browser))

@@ -183,3 +183,50 @@ def test_dice_wars_replay_marks_the_last_battle(tmp_path):
         assert 'class="last-battle"' not in start["svg"]
         later = client.get(f"/api/replays/0/{record.index}/{len(record.actions)}").json()
         assert 'class="last-battle"' in later["svg"] and "wins" in later["status"]
+
+
+def test_home_offers_each_game_its_declared_seats(client):
+    import html
+    import json
+    import re
+
+    defaults = json.loads(html.unescape(re.search(r"data-defaults='([^']*)'", client.get("/").text).group(1)))
+    assert defaults["othello"]["seats"] == ["human", "alphabeta:depth=4"]
+    assert defaults["tictactoe"]["seats"] == ["human", "perfect"]
+    assert defaults["dice_wars"]["seats"] == ["human"] + ["strength_diff"] * 3
+    assert defaults["dice_wars"]["max_seats"] == 8 and defaults["connect_four"]["max_seats"] == 2
+
+
+def test_othello_by_clicks_with_its_seat_names(client):
+    game_id = new(client, "othello", ["human", "alphabeta:depth=2"])
+    assert client.get(f"/play/{game_id}").status_code == 200
+    v = view(client, game_id)
+    assert v["seats"] == ["black (you)", "white (alphabeta:depth=2)"] and 'data-cell="19"' in v["svg"]
+    bad = client.post(f"/api/games/{game_id}/click", json={"version": 0, "value": 0})
+    assert bad.status_code == 422 and "a1 cannot be played" in bad.json()["error"]
+    v = client.post(f"/api/games/{game_id}/click", json={"version": 0, "value": 19}).json()  # d3
+    assert v["log"] == ["black (you) played d3"] and not v["human_to_move"]
+    v = client.post(f"/api/games/{game_id}/step", json={"version": v["version"]}).json()
+    assert v["human_to_move"] and v["log"][-1].startswith("white (alphabeta:depth=2) played ")
+    hint = client.post(f"/api/games/{game_id}/hint", json={"version": v["version"]}).json()["hint"]
+    assert hint["action"] in [m["action"] for m in v["legal"]]
+
+
+def test_othello_pass_is_clicked_on_its_bar(client):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for _ in range(10):  # random games by clicks until a side must pass (the third does, seed 0)
+        game_id = new(client, "othello", ["human", "human"])
+        v = view(client, game_id)
+        while not v["over"] and [m["name"] for m in v["legal"]] != ["pass"]:
+            action = int(rng.choice([m["action"] for m in v["legal"]]))
+            v = client.post(f"/api/games/{game_id}/click", json={"version": v["version"], "value": action}).json()
+        if not v["over"]:
+            break
+    assert [m["name"] for m in v["legal"]] == ["pass"] and 'data-cell="64"' in v["svg"]
+    match = client.app_state.games.get(game_id).match
+    seat = match.state.current_player
+    v = client.post(f"/api/games/{game_id}/click", json={"version": v["version"], "value": 64}).json()
+    assert v["log"][-1] == f"{('black', 'white')[seat]} (human) played pass"
+    assert match.state.current_player == 1 - seat and 'data-cell="64"' not in v["svg"]

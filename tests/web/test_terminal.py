@@ -65,16 +65,16 @@ def test_ctrl_c_ends_cleanly(monkeypatch, capsys):
 def test_backgammon_moves_in_the_person_numbering():
     state = BackgammonState.from_string("X 24:2 13:5 8:3 6:5; O 24:2 13:5 8:3 6:5; X to play 4-2")
     action = (6 - 1) * 6 + 4 - 1  # X moves 6/2 in its own numbering
-    assert move_text("backgammon", state, action, viewer=0) == "6/2"
-    assert move_text("backgammon", state, action, viewer=1) == "19/23"
-    text = board_text("backgammon", state, viewer=1)
+    assert move_text(state, action, viewer=0) == "6/2"
+    assert move_text(state, action, viewer=1) == "19/23"
+    text = board_text(state, viewer=1)
     assert "points numbered from O's side" in text
     assert text.splitlines()[3].split()[-1] == "X2"  # from O's side, X's 24-point is O's 1
 
 
 def test_nine_mens_morris_board_has_labels():
     match = Match("nine_mens_morris", ["human", "random"], seed=0)
-    lines = board_text("nine_mens_morris", match.state, 0).splitlines()
+    lines = board_text(match.state, 0).splitlines()
     assert lines[0].startswith("7 ") and lines[6].startswith("1 ") and lines[7] == "  a b c d e f g"
 
 
@@ -101,3 +101,23 @@ def test_two_people_cannot_undo_each_other_inside_a_turn():
     match = Match("connect_four", ["human", "human"], seed=0)
     match.play(3)
     assert match.human_to_move() and not match.can_undo_turn()
+
+
+def test_othello_at_the_terminal(monkeypatch, capsys):
+    scripted(monkeypatch, ["a1", "d3", "quit"])
+    assert main(["play", "othello", "--players", "human", "alphabeta:depth=2"]) == 0
+    out = capsys.readouterr().out
+    assert "black (you) to move; moves: d3 c4 f5 e6" in out and "'a1' is not a move here" in out
+    assert "black (you) played d3" in out and "white (alphabeta:depth=2) played " in out
+
+
+def test_declared_defaults_for_people():
+    from plies.envs.registry import get_game
+
+    othello, dice_wars = get_game("othello"), get_game("dice_wars")
+    assert othello.hint_agent == othello.default_opponent == "alphabeta:depth=4"  # the generic default
+    assert othello.player_range == (2, 2) and othello.seat_options(2, {}) == {}
+    assert dice_wars.seat_name(5) == "seat 5" and dice_wars.seat_options(3, {}) == {"num_players": 3}
+    assert dice_wars.seat_options(3, {"num_players": 4}) == {"num_players": 4}
+    match = Match("dice_wars", ["random"] * 5, seed=0)
+    assert match.state.num_players == 5

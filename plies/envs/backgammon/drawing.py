@@ -4,6 +4,7 @@ pip counts and the side to move."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from plies.envs import drawing
@@ -152,3 +153,82 @@ def _info(state: Any, viewer: int, y: float, width: float) -> list[str]:
         status = status.replace(" left", "; left")
     out.append(drawing.text(width / 2, y + 40, status, 14, weight="bold"))
     return out
+
+
+# ----- a person's view: clicks, the picked checker's targets, moves and the board in the viewer's numbering
+def moves_from(legal: list[int], source: int) -> dict[int, int]:
+    """Destination (0 = off) -> action, for the checker on ``source`` (25 = bar), in the mover's
+    numbering; the exact die first when several bear the checker off."""
+    out: dict[int, int] = {}
+    for action in sorted(legal, key=lambda a: a % 6):
+        start, die = action // 6 + 1, action % 6 + 1
+        if start == source:
+            out.setdefault(max(0, start - die), action)
+    return out
+
+
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """Two clicks, in the mover's numbering: the checker's point (25 = bar), then where it goes
+    (0 = off); a second click on the picked point drops it."""
+    legal = [int(a) for a in state.legal_actions()]
+    sources = {a // 6 + 1 for a in legal}
+    if selected is not None:
+        moves = moves_from(legal, selected)
+        if value in moves:
+            return drawing.Click(moves[value], None)
+        if value == selected:
+            return drawing.Click(None, None)
+    if value in sources:
+        return drawing.Click(None, value)
+    if selected is not None:
+        raise drawing.ClickError(f"the checker on {_point(selected)} cannot move to {_point(value)}")
+    raise drawing.ClickError(
+        f"no checker of yours can move from {_point(value)}"
+        + (f"; you can move from {', '.join(_point(s) for s in sorted(sources, reverse=True))}" if sources else ""))
+
+
+def _point(value: int) -> str:
+    return "the bar" if value == 25 else ("off" if value == 0 else f"point {value}")
+
+
+def view_options(state: Any, selected: int | None, viewer: int, moves: Any) -> dict[str, Any]:
+    """Drawn from ``viewer``'s side, with the picked checker's destinations."""
+    legal = [int(a) for a in state.legal_actions()] if state.current_player >= 0 else []
+    targets = tuple(moves_from(legal, selected)) if selected is not None else ()
+    return {"viewer": viewer, "selected": selected, "targets": targets}
+
+
+def move_text(state: Any, action: int, viewer: int | None) -> str:
+    """The move in ``viewer``'s numbering: the mover's point n is the other side's 25-n, so a
+    person reads every move in one numbering."""
+    text = state.action_to_string(int(action))
+    mover = state.current_player
+    if viewer is not None and 0 <= mover != viewer:
+        text = re.sub(r"\d+", lambda m: str(25 - int(m.group())), text)
+    return text
+
+
+def board_text(state: Any, viewer: int) -> str:
+    """The board as text numbered from ``viewer``'s side."""
+    mine, theirs = state.checkers(viewer), state.checkers(1 - viewer)
+
+    def cell(point: int) -> str:
+        if mine[point]:
+            return f"{NAMES[viewer]}{mine[point]}"
+        if theirs[25 - point]:
+            return f"{NAMES[1 - viewer]}{theirs[25 - point]}"
+        return " ."
+
+    top = " ".join(f"{p:>3}" for p in range(13, 25))
+    bottom = " ".join(f"{p:>3}" for p in range(12, 0, -1))
+    pips = [sum(p * int(c[p]) for p in range(1, 25)) + 25 * int(c[25]) for c in (mine, theirs)]
+    me, you = NAMES[viewer], NAMES[1 - viewer]
+    return "\n".join([
+        top,
+        " ".join(f"{cell(p):>3}" for p in range(13, 25)),
+        f"bar {me} {mine[25]} {you} {theirs[25]}   off {me} {mine[0]} {you} {theirs[0]}   "
+        f"pips {me} {pips[0]} {you} {pips[1]}",
+        " ".join(f"{cell(p):>3}" for p in range(12, 0, -1)),
+        bottom,
+        f"({state._status_text()}; points numbered from {me}'s side)",
+    ])

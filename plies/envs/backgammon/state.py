@@ -385,4 +385,11 @@ GAME = Game(
     default_heuristic="combined",
     draw=drawing.svg,
     docs="docs/backgammon.md",
+    seat_names=("X", "O"),
+    default_opponent="expectiminimax",
+    hint_agent="expectiminimax:depth=1",
+    click=drawing.click,
+    view_options=drawing.view_options,
+    move_text=drawing.move_text,
+    board_text=drawing.board_text,
 )

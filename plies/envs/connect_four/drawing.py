@@ -58,3 +58,10 @@ def _winning_four(grid: Any) -> set[tuple[int, int]]:
                 if all(0 <= rr < height and 0 <= cc < width and grid[rr, cc] == v for rr, cc in line):
                     cells.update(line)
     return cells
+
+
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """A click on a column (``data-col``, numbered from 0) drops a stone there."""
+    if value not in {int(a) for a in state.legal_actions()}:
+        raise drawing.ClickError(f"column {value + 1} cannot be played")
+    return drawing.Click(value)

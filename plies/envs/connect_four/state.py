@@ -250,4 +250,8 @@ GAME = Game(
     apply_and_list=rules.apply_and_list,
     draw=drawing.svg,
     docs="docs/connect_four.md",
+    seat_names=("X", "O"),
+    default_opponent="alphabeta:depth=4",
+    hint_agent="alphabeta:depth=8",
+    click=drawing.click,
 )

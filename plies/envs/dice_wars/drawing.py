@@ -146,3 +146,39 @@ def _status(state: Any) -> str:
         return "cancelled" if state.cancelled else f"seat {state.winner} wins"
     text = f"seat {state.turn_player}: {state.phase}"
     return text + f"; {state.attacks_this_turn} attacks this turn; {state.battles} battles"
+
+
+# ----- a person's view: clicks, the picked area's targets, the last battle ----------------------
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """Two clicks: one's own area, then the neighbour it attacks (a second click on the picked
+    area drops it)."""
+    n = state.num_areas
+    if not 0 <= value < n:
+        raise drawing.ClickError(f"areas are 0 to {n - 1}")
+    legal = {int(a) for a in state.legal_actions()}
+    sources = {a // n for a in legal if a < n * n}
+    if selected is not None:
+        if selected * n + value in legal:
+            return drawing.Click(selected * n + value, None)
+        if value == selected:
+            return drawing.Click(None, None)
+    if value in sources:
+        return drawing.Click(None, value)
+    if selected is not None:
+        raise drawing.ClickError(f"area {selected} cannot attack area {value}")
+    raise drawing.ClickError(f"area {value} cannot attack (it must be yours, with 2 or more dice, next to an enemy)")
+
+
+def last_battle(state: Any, moves: Any) -> tuple[int, int] | None:
+    """(source, target) of the last attack among the players' ``moves`` (ends of turn skipped)."""
+    n = state.num_areas
+    attack = next((int(a) for a in reversed(moves) if int(a) < n * n), None)
+    return None if attack is None else divmod(attack, n)
+
+
+def view_options(state: Any, selected: int | None, viewer: int, moves: Any) -> dict[str, Any]:
+    """The picked area's targets outlined, the last battle's arrow."""
+    n = state.num_areas
+    legal = [int(a) for a in state.legal_actions()] if selected is not None and state.current_player >= 0 else []
+    targets = tuple(a % n for a in legal if a < n * n and a // n == selected)
+    return {"selected": selected, "targets": targets, "last_battle": last_battle(state, moves)}

@@ -471,4 +471,10 @@ GAME = Game(
     batch_starts=batch_starts,
     draw=drawing.svg,
     docs="docs/dice_wars.md",
+    default_opponent="strength_diff",
+    hint_agent="strength_diff",
+    player_range=(2, rules.MAX_PLAYERS),
+    click=drawing.click,
+    view_options=drawing.view_options,
+    plays_in_text=False,  # a person plays it on its map, in the browser
 )

@@ -62,3 +62,38 @@ def _status(state: Any) -> str:
         return "draw" if result == rules.DRAW else f"{'WB'[result]} wins"
     who = "WB"[state.player]
     return f"{who} to {'remove a stone' if state.removing else 'move'} (turn {state.turn})"
+
+
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """A click on a point places or removes a stone there; moving takes two clicks, the stone
+    and then where it goes (a second click on the picked stone drops it)."""
+    points = rules.NUM_POINTS
+    if not 0 <= value < points:
+        raise drawing.ClickError(f"points are 0 to {points - 1}")
+    legal = [int(a) for a in state.legal_actions()]
+    if value in legal and value < points:  # placing or removing
+        return drawing.Click(value, None)
+    sources = {(a - points) // points for a in legal if a >= points}
+    if selected is not None:
+        action = points + selected * points + value
+        if action in legal:
+            return drawing.Click(action, None)
+        if value == selected:
+            return drawing.Click(None, None)
+    if value in sources:
+        return drawing.Click(None, value)
+    name = state.action_to_string(value).lstrip("x")
+    raise drawing.ClickError(f"no move from or to {name} here")
+
+
+def view_options(state: Any, selected: int | None, viewer: int, moves: Any) -> dict[str, Any]:
+    return {"selected": selected}
+
+
+def board_text(state: Any, viewer: int) -> str:
+    """The board with its a-g / 1-7 labels, as moves are written."""
+    rows = state.diagram().splitlines()
+    lines = [f"{7 - r} {row}" for r, row in enumerate(rows)]
+    lines.append("  " + " ".join("abcdefg"))
+    lines.append(state.status())
+    return "\n".join(lines)

@@ -365,4 +365,10 @@ GAME = Game(
     canonical_hash=canonical_hash,
     draw=drawing.svg,
     docs="docs/nine_mens_morris.md",
+    seat_names=("W", "B"),
+    default_opponent="alphabeta:depth=3",
+    hint_agent="alphabeta:depth=4",
+    click=drawing.click,
+    view_options=drawing.view_options,
+    board_text=drawing.board_text,
 )

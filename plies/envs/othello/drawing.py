@@ -1,12 +1,13 @@
 """Othello as SVG: the green board with a-h / 1-8 labels (OpenSpiel's names: rank 1 at the
 top), black and white discs, the squares the player to move may take dotted, the last move
-marked."""
+marked, and a "pass" bar (``data-cell="64"``, the pass action) when passing is the only move."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from plies.envs import drawing
+from plies.envs.othello import rules
 
 CELL = 50
 MARGIN = 22
@@ -45,5 +46,22 @@ def svg(state: Any, last: int | None = None, **_: Any) -> str:
                     f'fill="#000" fill-opacity="0" class="cell" data-cell="{square}"/>')
     status = state.render_text().splitlines()[-1].strip("()")
     size = board + 2 * MARGIN
-    body.append(drawing.text(size / 2, size + STATUS / 2, status, 13))
+    must_pass = not state.is_terminal() and state.legal_actions().tolist() == [rules.PASS]
+    if must_pass:
+        body.append(f'<rect x="{MARGIN}" y="{size}" width="{board}" height="{STATUS - 2}" rx="4" fill="#f0c814" '
+                    f'class="cell" data-cell="{rules.PASS}"/>')
+        status += ": click here"
+    body.append(drawing.text(size / 2, size + STATUS / 2, status, 13,
+                             extra=' pointer-events="none"' if must_pass else ""))
     return drawing.document(size, size + STATUS, body, title="Othello")
+
+
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """A click on a square plays there; on the pass bar (drawn only then) passes."""
+    legal = [int(a) for a in state.legal_actions()]
+    if value in legal:
+        return drawing.Click(value)
+    if legal == [rules.PASS]:
+        raise drawing.ClickError("no square can be taken: pass (click the bar under the board)")
+    name = f"{FILES[value % 8]}{value // 8 + 1}" if 0 <= value < 64 else str(value)
+    raise drawing.ClickError(f"{name} cannot be played here (a disc must outflank the opponent's)")

@@ -225,6 +225,8 @@ GAME = Game(
     apply_and_list=rules.apply_and_list,
     draw=drawing.svg,
     docs="docs/othello.md",
+    seat_names=NAMES,
+    click=drawing.click,
 )
 
 __all__ = ["GAME", "OthelloState", "square_name"]

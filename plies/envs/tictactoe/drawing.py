@@ -40,3 +40,10 @@ def svg(state: Any, last: int | None = None, **_: Any) -> str:
 
 def _status(state: Any) -> str:
     return state.render_text().splitlines()[-1].strip("()")
+
+
+def click(state: Any, selected: int | None, value: int) -> drawing.Click:
+    """A click on a cell plays it."""
+    if value not in {int(a) for a in state.legal_actions()}:
+        raise drawing.ClickError(f"cell {value} cannot be played")
+    return drawing.Click(value)

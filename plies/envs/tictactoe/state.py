@@ -118,4 +118,8 @@ GAME = Game(
     apply_and_list=rules.apply_and_list,
     draw=drawing.svg,
     docs="docs/tictactoe.md",
+    seat_names=("X", "O"),
+    default_opponent="perfect",
+    hint_agent="perfect",
+    click=drawing.click,
 )

@@ -30,16 +30,17 @@ function home() {
   const defaults = JSON.parse(form.dataset.defaults);
   const seats = $("seats");
   function fill() {
-    const game = $("game").value;
+    const game = defaults[$("game").value];
     seats.innerHTML = "";
-    defaults[game].forEach((spec, seat) => addSeat(spec, seat));
-    if (game === "dice_wars") {
+    game.seats.forEach((spec) => addSeat(spec));
+    if (game.max_seats > game.seats.length) {
+      // a game that takes a range of players: seats can be added up to its maximum
       const more = document.createElement("button");
       more.type = "button";
       more.id = "add-seat";
       more.textContent = "+ seat";
       more.onclick = () => {
-        if (seats.querySelectorAll("input").length < 8) addSeat("strength_diff");
+        if (seats.querySelectorAll("input").length < game.max_seats) addSeat(game.more);
       };
       seats.appendChild(more);
     }
