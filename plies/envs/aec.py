@@ -185,7 +185,7 @@ class TurnBasedEnv(AECEnv):
 
     def _repr_svg_(self) -> str:
         """Jupyter shows the environment as its current position."""
-        return self.state.svg()
+        return self.game_state.svg()
 
     def close(self) -> None:
         pass

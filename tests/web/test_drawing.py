@@ -135,4 +135,4 @@ def test_aec_env_shows_itself_as_svg():
     env = plies.make("connect_four")
     env.reset(seed=0)
     env.step(3)
-    assert env._repr_svg_() == env.state.svg()
+    assert env._repr_svg_() == env.game_state.svg()
