@@ -142,14 +142,11 @@ def _write_gif(frames, path: str, fps: float) -> None:
         from PIL import Image
     except ImportError as err:
         raise ImportError('recording a replay needs Pillow: pip install "plies[plot]"') from err
-    import os
-    import tempfile
+    from plies.files import atomic_write
 
     images = [Image.fromarray(frame) for frame in frames]
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".gif")
-    os.close(fd)
-    images[0].save(tmp, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
-    os.replace(tmp, path)
+    atomic_write(path, lambda handle: images[0].save(
+        handle, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0))
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

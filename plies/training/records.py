@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from plies.evaluation.store import GameRecord
+from plies.files import atomic_write
 
 
 def save_records(records: list[GameRecord], path: str | Path) -> None:
@@ -20,18 +19,14 @@ def save_records(records: list[GameRecord], path: str | Path) -> None:
     actions = np.concatenate([np.asarray(r.actions, np.int64) for r in records]) if records else np.zeros(0, np.int64)
     meta = [{"index": r.index, "seats": r.seats, "plies": r.plies, "truncated": r.truncated}
             for r in records]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    os.close(fd)
-    with open(tmp, "wb") as f:
-        np.savez_compressed(
-            f,
-            seeds=np.array([r.seed for r in records], np.uint64),
-            returns=np.array([r.returns for r in records], np.float64).reshape(len(records), -1),
-            lengths=lengths,
-            actions=actions,
-            meta=np.array(json.dumps(meta)),
-        )
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: np.savez_compressed(
+        f,
+        seeds=np.array([r.seed for r in records], np.uint64),
+        returns=np.array([r.returns for r in records], np.float64).reshape(len(records), -1),
+        lengths=lengths,
+        actions=actions,
+        meta=np.array(json.dumps(meta)),
+    ))
 
 
 def load_records(path: str | Path) -> list[GameRecord]:
