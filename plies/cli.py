@@ -37,9 +37,39 @@ def _check_game(game: str) -> None:
         raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
 
 
+def _fill_from_results(args: argparse.Namespace) -> None:
+    """``--resume`` with a results file: what the command line leaves out comes from the
+    configuration stored in the file (what it gives must match it, ResultStore checks)."""
+    from plies.evaluation import ResultStore
+
+    stored = ResultStore.read_config(args.results)
+    if args.game is None:
+        args.game = stored["game"]
+    if args.agents is None:
+        args.agents = list(stored["agents"])
+    if args.games is None:
+        args.games = stored["games"]
+    if args.seed is None:
+        args.seed = stored.get("seed", 0)
+    if args.opening_plies is None:
+        args.opening_plies = stored.get("opening_plies", 0)
+    if args.focus is None:
+        args.focus = stored.get("focus")
+    if args.clock is None and stored.get("clock"):
+        args.clock = "{}+{}".format(*stored["clock"])
+    if not args.option:
+        args.stored_options = dict(stored.get("options") or {})
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from plies.evaluation import run_tournament
 
+    if args.resume and not args.results:
+        raise ValueError("--resume continues the tournament stored in --results FILE: give the file")
+    if args.resume and Path(args.results).exists():
+        _fill_from_results(args)
     game = args.game or DEFAULT_TOURNAMENT["game"]
     _check_game(game)
     agents = args.agents or (DEFAULT_TOURNAMENT["agents"] if not args.game else None)
@@ -48,22 +78,40 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else DEFAULT_TOURNAMENT["games"]
     opening = args.opening_plies if args.opening_plies is not None else (
         DEFAULT_TOURNAMENT["opening_plies"] if not args.game else 0)
+    check_count("--games", games, 1)
+    check_count("--opening-plies", opening, 0)
+    if args.workers is not None:
+        check_count("--workers", args.workers, 1)
     clock = _parse_clock(args.clock) if args.clock else None
+    options = getattr(args, "stored_options", None)
+    if options is None:
+        options = _parse_options(args.option)
     result = run_tournament(
-        game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
-        resume=args.resume, opening_plies=opening, focus=args.focus,
-        options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
+        game, agents, games, seed=args.seed if args.seed is not None else 0, workers=args.workers,
+        results=args.results, resume=args.resume, opening_plies=opening, focus=args.focus,
+        options=options, progress=not args.quiet, backend=args.backend, clock=clock,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     return 0
 
 
+def check_count(option: str, value: int, least: int) -> None:
+    if value < least:
+        raise ValueError(f"{option} must be an integer >= {least}, not {value}")
+
+
 def _parse_clock(text: str) -> tuple[float, float]:
+    import math
+
     start, _, increment = text.partition("+")
     try:
-        return float(start), float(increment or 0)
+        clock = float(start), float(increment or 0)
     except ValueError:
-        raise ValueError(f"malformed --clock {text!r}: write START+INCREMENT in seconds, e.g. 10+0.25") from None
+        clock = None
+    if clock is None or not all(math.isfinite(x) and x >= 0 for x in clock) or clock[0] + clock[1] <= 0:
+        raise ValueError(f"malformed --clock {text!r}: write START+INCREMENT, finite seconds >= 0 "
+                         "(not both 0), e.g. 10+0.25")
+    return clock
 
 
 def _print_and_export(table, records, config: dict, args: argparse.Namespace) -> None:
@@ -89,13 +137,20 @@ def _print_and_export(table, records, config: dict, args: argparse.Namespace) ->
 
 def cmd_report(args: argparse.Namespace) -> int:
     from plies.evaluation import ResultStore, WinRateTable
+    from plies.evaluation.tournament import TournamentConfig, schedule
 
     config = ResultStore.read_config(args.results)
     store = ResultStore(args.results, config, resume=True)
-    records = list(store.records())
-    store.close()
+    try:
+        records = list(store.records())
+    finally:
+        store.close()
     table = WinRateTable.from_records(records, config["agents"])
+    planned = len(schedule(TournamentConfig.from_dict(config)))
     print(f"{config['game']}: {table.games} games stored")
+    if len(records) < planned:
+        print(f"INCOMPLETE: {len(records)} of {planned} games played; continue it with "
+              f"`plies tournament --results {args.results} --resume`")
     _print_and_export(table, records, config, args)
     return 0
 
@@ -199,10 +254,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--game", help=f"game id ({', '.join(GAMES)})")
     t.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs, e.g. random alphabeta:depth=4")
     t.add_argument("--games", type=int, help="games per pair of agents (two players) or in total (more players)")
-    t.add_argument("--seed", type=int, default=0, help="seed of the whole tournament (default 0)")
+    t.add_argument("--seed", type=int, default=None, help="seed of the whole tournament (default 0)")
     t.add_argument("--workers", type=int, default=None, help="worker processes (default: the number of cores)")
     t.add_argument("--results", help="SQLite file that stores every game as it finishes")
-    t.add_argument("--resume", action="store_true", help="continue the tournament stored in --results")
+    t.add_argument("--resume", action="store_true",
+                   help="continue the tournament stored in --results (the file holds its options: "
+                   "`plies tournament --results FILE --resume` is enough)")
     t.add_argument("--opening-plies", type=int, default=None,
                    help="random plies at the start of each game pair, so deterministic agents meet varied positions")
     t.add_argument("--focus", help="N-player games: this agent plays every game, opponents drawn from the others")
@@ -253,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError, ImportError) as err:
+    except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)
         return 2
 

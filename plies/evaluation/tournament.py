@@ -46,6 +46,14 @@ class TournamentConfig:
             "options": self.options,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
+        """The config ``as_dict`` wrote (results files store it)."""
+        clock = data.get("clock")
+        return cls(data["game"], tuple(data["agents"]), int(data["games"]), int(data.get("seed", 0)),
+                   int(data.get("opening_plies", 0)), data.get("focus"), dict(data.get("options") or {}),
+                   tuple(clock) if clock else None)
+
 
 @dataclass(frozen=True)
 class ScheduledGame:

@@ -10,6 +10,7 @@ import numpy as np
 from plies.envs import render
 from plies.envs.connect_four import rules
 from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs.options import option_int
 
 MARKS = "XO"
 OPTIONS = ("width", "height")
@@ -52,8 +53,8 @@ class ConnectFourState(GameState):
         check_options("connect_four", options, OPTIONS)
         if array is None:
             array = rules.initial_array(
-                int(options.get("width", rules.DEFAULT_WIDTH)),
-                int(options.get("height", rules.DEFAULT_HEIGHT)),
+                option_int("connect_four", "width", options.get("width", rules.DEFAULT_WIDTH), 1, 63),
+                option_int("connect_four", "height", options.get("height", rules.DEFAULT_HEIGHT), 1, 63),
             )
         super().__init__(array)
 
@@ -186,7 +187,7 @@ class ConnectFourState(GameState):
             )
         height, width = len(rows), len(rows[0])
         for key, value in (("width", width), ("height", height)):
-            if key in options and int(options[key]) != value:
+            if key in options and option_int("connect_four", key, options[key]) != value:
                 raise ValueError(f"the diagram has {key} {value}, but {key}={options[key]} was given")
         state = cls(width=width, height=height)
         s = state._s

@@ -18,6 +18,7 @@ from plies.envs.dice_wars.maps import (
     generate_map,
     map_from_adjacency,
 )
+from plies.envs.options import option_int
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
@@ -117,8 +118,10 @@ class DiceWarsState(GameState):
         also moves first; every area starts with 3 dice."""
         check_options("dice_wars", unknown, OPTIONS)
         rng = np.random.default_rng() if rng is None else rng
-        if not 2 <= int(num_players) <= rules.MAX_PLAYERS:
-            raise ValueError(f"num_players={num_players}: Dice Wars takes 2 to 8 players")
+        num_players = option_int("dice_wars", "num_players", num_players, 2, rules.MAX_PLAYERS)
+        num_areas = option_int("dice_wars", "num_areas", num_areas, 1)
+        rows = option_int("dice_wars", "rows", rows, 1)
+        cols = option_int("dice_wars", "cols", cols, 1)
         if adjacency is not None:
             game_map = map_from_adjacency(adjacency)
         else:

@@ -11,6 +11,7 @@ from plies.envs import render
 from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
 from plies.envs.nine_mens_morris import rules
 from plies.envs.nine_mens_morris.symmetry import canonical_hash
+from plies.envs.options import option_bool, option_int
 
 OPTIONS = ("flying", "repetition", "no_mill", "turn_cap")
 DEFAULT_OPTIONS: dict[str, Any] = {"flying": True, "repetition": 3, "no_mill": 100, "turn_cap": 0}
@@ -334,13 +335,10 @@ class NineMensMorrisState(GameState):
 def _options(options: dict[str, Any]) -> dict[str, Any]:
     merged = {**DEFAULT_OPTIONS, **options}
     for key in ("repetition", "no_mill", "turn_cap"):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"option {key} must be an integer >= 0 (0 = off), got {value!r}")
-        merged[key] = int(value)
+        merged[key] = option_int("nine_mens_morris", key, merged[key], 0, 1_000_000)
     if merged["repetition"] == 1:
         raise ValueError("option repetition must be 0 (off) or at least 2, got 1")
-    merged["flying"] = bool(merged["flying"])
+    merged["flying"] = option_bool("nine_mens_morris", "flying", merged["flying"])
     return merged
 
 
