@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from plies.cli import main
-from plies.evaluation import ResultStore, run_tournament
+from plies.evaluation import run_tournament
 from plies.registration import new_state
 
 ARGS = ["tournament", "--game", "tictactoe", "--agents", "random", "perfect", "--games", "4",

@@ -316,7 +316,7 @@ class DiceWarsState(GameState):
             dice = np.array([int(d) for _, d in pairs], np.int64)
             adjacency = [[int(b) for b in a.split(",") if b] for a in fields["adjacency"].split("/")]
             reserve = [int(r) for r in fields.get("reserve", "").split(",") if r]
-        except ValueError as err:
+        except (ValueError, OverflowError) as err:
             raise ValueError(
                 f"malformed Dice Wars position ({err}): players/turn are integers, areas is "
                 "owner:dice,..., adjacency is neighbours separated by ',' and areas by '/'"
@@ -342,11 +342,40 @@ class DiceWarsState(GameState):
         for key, slot in (("battles", rules.BATTLES), ("passes", rules.PASSES),
                           ("attacks", rules.ATTACKS), ("turns", rules.TURNS)):
             if key in fields:
-                if not fields[key].isdigit():
-                    raise ValueError(f"{key}={fields[key]!r} must be a non-negative integer")
-                s[slot] = int(fields[key])
+                value = fields[key]
+                if not (value.isascii() and value.isdigit() and int(value) < 10**9):
+                    raise ValueError(f"{key}={value!r} must be an integer from 0 to 999999999")
+                s[slot] = int(value)
         cls._parse_phase(s, fields.get("phase", "move"), len(owners))
-        return cls(s)
+        state = cls(s)
+        state._check_possible(text)
+        return state
+
+    def _check_possible(self, text: str) -> None:
+        """Refuses positions no game reaches: a running game with one owner of every area or a
+        seat to move that owns nothing, a winner who does not own the map, a chance node with
+        no outcomes or a turn with no moves."""
+        s = self._s
+        owners = set(self.owners.tolist())
+        turn = int(s[rules.TURN])
+        if s[rules.PHASE] == rules.PHASE_OVER:
+            result = int(s[rules.RESULT])
+            if result != rules.CANCELLED and (not 0 <= result < self.num_players or owners != {result}):
+                raise ValueError(f"impossible Dice Wars position {text!r}: over:{result} needs seat "
+                                 f"{result} to own every area (owners: {sorted(owners)})")
+            return
+        if len(owners) == 1:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {owners.pop()} owns every "
+                             "area, so the game is over (phase=over:SEAT)")
+        if turn not in owners:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {turn} is to move but "
+                             "owns no area")
+        if self.is_chance_node():
+            if len(self.chance_outcomes()[0]) == 0:
+                raise ValueError(f"impossible Dice Wars position {text!r}: the chance node "
+                                 f"({self.phase}) has no outcomes")
+        elif len(self.legal_actions()) == 0:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {turn} has no move")
 
     @staticmethod
     def _parse_phase(s: np.ndarray, text: str, n: int) -> None:
