@@ -204,10 +204,38 @@ def _write_gif(frames, path: str, fps: float) -> None:
         handle, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0))
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
-    from plies.envs.connect_four import solve
+SLOW_SOLVE_STONES = 12
+"""Below this many stones an exact solve can take long (the empty board: about 90 s on 2 cores):
+``plies solve`` then solves column by column and shows progress."""
 
-    score, best = solve(args.moves)
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from plies.envs.connect_four import get_solver
+    from plies.envs.connect_four.state import state_from_moves
+
+    position = state_from_moves(args.moves)
+    if position.is_terminal():
+        raise ValueError(f"the game after {args.moves!r} is over: nothing to solve")
+    solver = get_solver(position.width, position.height)
+    if len(position.history) >= SLOW_SOLVE_STONES:
+        result = solver.solve(position)
+        score, best = result.score, result.best_moves
+    else:
+        from tqdm.auto import tqdm
+
+        start = "the start position" if not position.history else f"{len(position.history)} stones"
+        print(f"solving {start} exactly: early positions take up to a few minutes", file=sys.stderr)
+        scores = {}
+        for column in tqdm(position.legal_actions().tolist(), desc="columns", file=sys.stderr):
+            child = position.clone()
+            child.apply(column)
+            if child.is_terminal():
+                won = child.returns()[position.current_player] > 0
+                scores[column] = (child.width * child.height + 2 - len(child.history)) // 2 if won else 0
+            else:
+                scores[column] = -solver.score(child)
+        score = max(scores.values())
+        best = [c + 1 for c, v in scores.items() if v == score]
     print(f"score {score}; best moves (1-based columns): {' '.join(str(m) for m in best)}")
     return 0
 
@@ -290,7 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
-    s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")
+    s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453; '' is the start "
+                   f"position (fewer than {SLOW_SOLVE_STONES} stones: up to minutes, with progress)")
     s.set_defaults(func=cmd_solve)
 
     tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",

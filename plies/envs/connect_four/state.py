@@ -146,8 +146,10 @@ class ConnectFourState(GameState):
         tokens = re.split(r"[ ,]+", text) if re.search(r"[ ,]", text) else list(text)
         width = state.width
         for i, token in enumerate(t for t in tokens if t):
-            column = int(token)
             where = f"move {i + 1} ({token!r}) of {text!r}"
+            if not (token.isascii() and token.isdigit()):
+                raise ValueError(f"{where}: moves are 1-based column numbers, e.g. '4453'")
+            column = int(token)
             if not 1 <= column <= width:
                 raise ValueError(f"{where}: columns are numbered 1 to {width}")
             if state.is_terminal():
