@@ -6,9 +6,13 @@ single-agent Gymnasium environments (``gymnasium.make("plies/ConnectFour-v0")``,
 PettingZoo ids (``pettingzoo.make("aec", "plies/ConnectFour-v0")``).
 """
 
-from plies.registration import GAMES, game_ids, make, new_state, register_envs, state_class
-
 __version__ = "0.1.0"
+
+from plies import _numba_cache  # noqa: E402 - before numba is imported: the cache follows the sources
+
+_numba_cache.configure(__version__)
+
+from plies.registration import GAMES, game_ids, make, new_state, register_envs, state_class  # noqa: E402
 
 register_envs()
 
