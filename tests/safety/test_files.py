@@ -141,3 +141,18 @@ def test_created_files_get_the_umask_mode(tmp_path, umask):
         os.umask(old)
     for name in ("a.txt", "b.pt", "c.json"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+def test_damaged_self_play_records_name_the_file(tmp_path):
+    from plies.evaluation.store import GameRecord
+    from plies.training.records import load_records, save_records
+
+    path = tmp_path / "games.npz"
+    record = GameRecord(0, 1, ["a", "b"], [1.0, -1.0], 3, False, [0.0, 0.0], [1, 1], [4, 0, 3])
+    save_records([record], path)
+    assert load_records(path)[0].actions == [4, 0, 3]
+    data = path.read_bytes()
+    for damaged in (data[: len(data) // 2], b"", b"PK\x03\x04" + bytes(60)):
+        path.write_bytes(damaged)
+        with pytest.raises(DamagedFileError, match="games.npz"):
+            load_records(path)

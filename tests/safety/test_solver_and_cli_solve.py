@@ -62,3 +62,13 @@ def test_plies_solve_of_an_early_position_shows_progress_and_agrees(capsys):
     assert "solving 8 stones exactly" in err and "columns" in err
     score, best = solve(moves)
     assert out.strip() == f"score {score}; best moves (1-based columns): {' '.join(map(str, best))}"
+
+
+@pytest.mark.slow
+def test_the_reported_position_4453_gives_the_same_weak_answer_after_a_strong_solve():
+    """The issue's case: (-1, [1, 2, 4, 6, 7]) after a strong solve, all columns -1 fresh."""
+    position = state_from_moves("4453")
+    solver = Solver()
+    fresh = solver.column_scores(position, weak=True)
+    solver.column_scores(position)
+    assert solver.column_scores(position, weak=True) == fresh
