@@ -20,11 +20,15 @@ DEFAULT_TOURNAMENT = {
 
 
 def _parse_options(pairs: Sequence[str]) -> dict:
-    options = {}
+    """``--option key=value`` pairs; values are read as JSON when they parse (4, true, "x") and
+    kept as text otherwise; each game converts them to its options' types (plies.envs.options)."""
+    options: dict = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
         if not eq:
             raise ValueError(f"malformed --option {pair!r}: write key=value")
+        if key in options:
+            raise ValueError(f"--option {key} is given twice")
         try:
             options[key] = json.loads(value)
         except json.JSONDecodeError:

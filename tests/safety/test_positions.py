@@ -102,3 +102,18 @@ def test_undo_to_the_root_restores_encode_and_hash(game):
         while state.history:
             state.undo()
         assert np.array_equal(state.encode(), root) and state.hash() == key
+
+
+NMM_BOARD = ".-----.-----.\n| .---.---. |\n| | .-.-. | |\n.-.-.   .-.-.\n| | .-.-. | |\n| .---.---. |\n.-----.-----.\n"
+
+
+@pytest.mark.parametrize("status, message", [
+    ("W to move, in hand W 9 B 9, turn 99999999999999999999999, quiet 0", "beyond any game"),
+    ("W to move, in hand W 9 B 9, turn 5, quiet 99999999999999999999", "beyond any game"),
+    ("W to move, in hand W 9 B 9, turn 2, quiet 5", "cannot exceed turn 2"),
+    ("W to move, in hand W ٩ B 9, turn 0, quiet 0", "plain ASCII"),
+])
+def test_impossible_nine_mens_morris_counters_are_refused(status, message):
+    with pytest.raises(ValueError, match=message):
+        state_class("nine_mens_morris").from_string(NMM_BOARD + status)
+    state_class("nine_mens_morris").from_string(NMM_BOARD + "W to move, in hand W 9 B 9, turn 4, quiet 4")

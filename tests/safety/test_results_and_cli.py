@@ -133,6 +133,9 @@ def test_game_options_are_converted_by_their_type(capsys):
     assert main(["tournament", "--game", "connect_four", "--agents", "random", "mcts", "--games", "1",
                  "--quiet", "--workers", "1", "--option", "width=abc"]) == 2
     assert "option width of connect_four is an integer from 1 to 63, not 'abc'" in capsys.readouterr().err
+    assert main(["play", "nine_mens_morris", "--players", "random", "random", "--option", "flying=no",
+                 "--option", "flying=yes"]) == 2
+    assert "--option flying is given twice" in capsys.readouterr().err
     for text, flying in (("no", 0), ("false", 0), ("0", 0), ("yes", 1), ("true", 1), ("1", 1)):
         state = new_state("nine_mens_morris", flying=text)
         assert state.to_string() == new_state("nine_mens_morris", flying=bool(flying)).to_string()

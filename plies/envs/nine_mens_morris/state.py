@@ -347,6 +347,9 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
     items = [item.strip() for line in lines for item in line.split(",") if item.strip()]
     for item in items:
         low = item.lower()
+        if not low.isascii():
+            raise ValueError(f"cannot read {item!r} in the Nine Men's Morris position {text!r}: "
+                             "status items are plain ASCII")
         if m := re.fullmatch(r"([wb]) to (move|remove)", low):
             fields["player"] = SEATS.index(m.group(1).upper())
             fields["removing"] = m.group(2) == "remove"
@@ -374,4 +377,12 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
                 "items are 'W to move', 'B to remove', 'in hand W 3 B 2', 'turn 20', "
                 "'quiet 4', 'W wins', 'B wins', 'draw'"
             )
+    most = 10**9  # far beyond any game, well inside int64
+    for key in ("turn", "quiet"):
+        if fields.get(key, 0) > most:
+            raise ValueError(f"{key} {fields[key]} in the Nine Men's Morris position {text!r} is "
+                             f"beyond any game (at most {most})")
+    if fields.get("quiet", 0) > fields.get("turn", 0) and "turn" in fields:
+        raise ValueError(f"impossible Nine Men's Morris position {text!r}: quiet {fields['quiet']} counts "
+                         f"turns without a removal, so it cannot exceed turn {fields['turn']}")
     return fields
