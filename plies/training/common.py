@@ -87,7 +87,14 @@ class MetricsLog:
         rows: list[dict[str, str]] = []
         if resume_step is not None and self.path.exists():
             with open(self.path, newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(float(r[step_field])) <= resume_step]
+                for line, r in enumerate(csv.DictReader(f), start=2):
+                    try:
+                        step = int(float(r[step_field]))
+                    except (KeyError, TypeError, ValueError):
+                        raise DamagedFileError(f"damaged metrics file {self.path}: line {line} has no "
+                                               f"number in its {step_field!r} column") from None
+                    if step <= resume_step:
+                        rows.append(r)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=fields)

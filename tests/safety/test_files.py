@@ -156,3 +156,16 @@ def test_damaged_self_play_records_name_the_file(tmp_path):
         path.write_bytes(damaged)
         with pytest.raises(DamagedFileError, match="games.npz"):
             load_records(path)
+
+
+def test_a_damaged_metrics_file_names_the_file_and_line(tmp_path):
+    from plies.training.common import MetricsLog
+
+    path = tmp_path / "metrics.csv"
+    log = MetricsLog(path, ["step", "loss"])
+    log.add(step=1, loss=0.5)
+    log.add(step=2, loss=0.4)
+    assert len(MetricsLog(path, ["step", "loss"], resume_step=1).rows()) == 1
+    path.write_text("step,loss\n1,0.5\nabc,0.4\n")
+    with pytest.raises(DamagedFileError, match="metrics.csv: line 3"):
+        MetricsLog(path, ["step", "loss"], resume_step=1)
