@@ -7,9 +7,21 @@ without importing plies first) and the PettingZoo ids (``pettingzoo.make("aec",
 "plies/ConnectFour-v0")``).
 """
 
-from plies.registration import game_ids, get_game, make, new_state, register, register_envs, state_class
-
 __version__ = "0.1.0"
+
+from plies import _numba_cache  # noqa: E402 - before numba is imported: the cache follows the sources
+
+_numba_cache.configure(__version__)
+
+from plies.registration import (  # noqa: E402
+    game_ids,
+    get_game,
+    make,
+    new_state,
+    register,
+    register_envs,
+    state_class,
+)
 
 register_envs()
 

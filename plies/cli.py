@@ -21,11 +21,15 @@ DEFAULT_TOURNAMENT = {
 
 
 def _parse_options(pairs: Sequence[str]) -> dict:
-    options = {}
+    """``--option key=value`` pairs; values are read as JSON when they parse (4, true, "x") and
+    kept as text otherwise; each game converts them to its options' types (plies.envs.options)."""
+    options: dict = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
         if not eq:
             raise ValueError(f"malformed --option {pair!r}: write key=value")
+        if key in options:
+            raise ValueError(f"--option {key} is given twice")
         try:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -37,9 +41,39 @@ def _check_game(game: str) -> None:
     get_game(game)  # a ValueError naming the games for an unknown id
 
 
+def _fill_from_results(args: argparse.Namespace) -> None:
+    """``--resume`` with a results file: what the command line leaves out comes from the
+    configuration stored in the file (what it gives must match it, ResultStore checks)."""
+    from plies.evaluation import ResultStore
+
+    stored = ResultStore.read_config(args.results)
+    if args.game is None:
+        args.game = stored["game"]
+    if args.agents is None:
+        args.agents = list(stored["agents"])
+    if args.games is None:
+        args.games = stored["games"]
+    if args.seed is None:
+        args.seed = stored.get("seed", 0)
+    if args.opening_plies is None:
+        args.opening_plies = stored.get("opening_plies", 0)
+    if args.focus is None:
+        args.focus = stored.get("focus")
+    if args.clock is None and stored.get("clock"):
+        args.clock = "{}+{}".format(*stored["clock"])
+    if not args.option:
+        args.stored_options = dict(stored.get("options") or {})
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from plies.evaluation import run_tournament
 
+    if args.resume and not args.results:
+        raise ValueError("--resume continues the tournament stored in --results FILE: give the file")
+    if args.resume and Path(args.results).exists():
+        _fill_from_results(args)
     game = args.game or DEFAULT_TOURNAMENT["game"]
     _check_game(game)
     agents = args.agents or (DEFAULT_TOURNAMENT["agents"] if not args.game else None)
@@ -48,23 +82,41 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else DEFAULT_TOURNAMENT["games"]
     opening = args.opening_plies if args.opening_plies is not None else (
         DEFAULT_TOURNAMENT["opening_plies"] if not args.game else 0)
+    check_count("--games", games, 1)
+    check_count("--opening-plies", opening, 0)
+    if args.workers is not None:
+        check_count("--workers", args.workers, 1)
     clock = _parse_clock(args.clock) if args.clock else None
+    options = getattr(args, "stored_options", None)
+    if options is None:
+        options = _parse_options(args.option)
     result = run_tournament(
-        game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
-        resume=args.resume, opening_plies=opening, focus=args.focus,
-        options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
+        game, agents, games, seed=args.seed if args.seed is not None else 0, workers=args.workers,
+        results=args.results, resume=args.resume, opening_plies=opening, focus=args.focus,
+        options=options, progress=not args.quiet, backend=args.backend, clock=clock,
         schedule=args.schedule,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     return 0
 
 
+def check_count(option: str, value: int, least: int) -> None:
+    if value < least:
+        raise ValueError(f"{option} must be an integer >= {least}, not {value}")
+
+
 def _parse_clock(text: str) -> tuple[float, float]:
+    import math
+
     start, _, increment = text.partition("+")
     try:
-        return float(start), float(increment or 0)
+        clock = float(start), float(increment or 0)
     except ValueError:
-        raise ValueError(f"malformed --clock {text!r}: write START+INCREMENT in seconds, e.g. 10+0.25") from None
+        clock = None
+    if clock is None or not all(math.isfinite(x) and x >= 0 for x in clock) or clock[0] + clock[1] <= 0:
+        raise ValueError(f"malformed --clock {text!r}: write START+INCREMENT, finite seconds >= 0 "
+                         "(not both 0), e.g. 10+0.25")
+    return clock
 
 
 def _print_and_export(table, records, config: dict, args: argparse.Namespace) -> None:
@@ -90,13 +142,20 @@ def _print_and_export(table, records, config: dict, args: argparse.Namespace) ->
 
 def cmd_report(args: argparse.Namespace) -> int:
     from plies.evaluation import ResultStore, WinRateTable
+    from plies.evaluation.tournament import TournamentConfig, schedule
 
     config = ResultStore.read_config(args.results)
     store = ResultStore(args.results, config, resume=True)
-    records = list(store.records())
-    store.close()
+    try:
+        records = list(store.records())
+    finally:
+        store.close()
     table = WinRateTable.from_records(records, config["agents"])
+    planned = len(schedule(TournamentConfig.from_dict(config)))
     print(f"{config['game']}: {table.games} games stored")
+    if len(records) < planned:
+        print(f"INCOMPLETE: {len(records)} of {planned} games played; continue it with "
+              f"`plies tournament --results {args.results} --resume`")
     _print_and_export(table, records, config, args)
     return 0
 
@@ -133,14 +192,16 @@ def _write_gif(frames, path: str, fps: float) -> None:
         from PIL import Image
     except ImportError as err:
         raise ImportError('recording a replay needs Pillow: pip install "plies[plot]"') from err
-    import os
-    import tempfile
+    from plies.files import atomic_write
 
     images = [Image.fromarray(frame) for frame in frames]
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".gif")
-    os.close(fd)
-    images[0].save(tmp, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
-    os.replace(tmp, path)
+    atomic_write(path, lambda handle: images[0].save(
+        handle, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0))
+
+
+SLOW_SOLVE_STONES = 12
+"""Below this many stones an exact solve can take long (the empty board: about 90 s on 2 cores):
+``plies solve`` then solves column by column and shows progress."""
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -151,9 +212,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from plies.envs.connect_four import solve
+    from plies.envs.connect_four import get_solver
+    from plies.envs.connect_four.state import state_from_moves
 
-    score, best = solve(args.moves)
+    position = state_from_moves(args.moves)
+    if position.is_terminal():
+        raise ValueError(f"the game after {args.moves!r} is over: nothing to solve")
+    solver = get_solver(position.width, position.height)
+    if len(position.history) >= SLOW_SOLVE_STONES:
+        result = solver.solve(position)
+        score, best = result.score, result.best_moves
+    else:
+        from tqdm.auto import tqdm
+
+        start = "the start position" if not position.history else f"{len(position.history)} stones"
+        print(f"solving {start} exactly: early positions take up to a few minutes", file=sys.stderr)
+        scores = {}
+        for column in tqdm(position.legal_actions().tolist(), desc="columns", file=sys.stderr):
+            child = position.clone()
+            child.apply(column)
+            if child.is_terminal():
+                won = child.returns()[position.current_player] > 0
+                scores[column] = (child.width * child.height + 2 - len(child.history)) // 2 if won else 0
+            else:
+                scores[column] = -solver.score(child)
+        score = max(scores.values())
+        best = [c + 1 for c, v in scores.items() if v == score]
     print(f"score {score}; best moves (1-based columns): {' '.join(str(m) for m in best)}")
     return 0
 
@@ -200,10 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--game", help=f"game id ({', '.join(game_ids())})")
     t.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs, e.g. random alphabeta:depth=4")
     t.add_argument("--games", type=int, help="games per pair of agents (two players) or in total (more players)")
-    t.add_argument("--seed", type=int, default=0, help="seed of the whole tournament (default 0)")
+    t.add_argument("--seed", type=int, default=None, help="seed of the whole tournament (default 0)")
     t.add_argument("--workers", type=int, default=None, help="worker processes (default: the number of cores)")
     t.add_argument("--results", help="SQLite file that stores every game as it finishes")
-    t.add_argument("--resume", action="store_true", help="continue the tournament stored in --results")
+    t.add_argument("--resume", action="store_true",
+                   help="continue the tournament stored in --results (the file holds its options: "
+                   "`plies tournament --results FILE --resume` is enough)")
     t.add_argument("--opening-plies", type=int, default=None,
                    help="random plies at the start of each game pair, so deterministic agents meet varied positions")
     t.add_argument("--focus", help="N-player games: this agent plays every game, opponents drawn from the others")
@@ -246,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
-    s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")
+    s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453; '' is the start "
+                   f"position (fewer than {SLOW_SOLVE_STONES} stones: up to minutes, with progress)")
     s.set_defaults(func=cmd_solve)
 
     tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",
@@ -266,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError, ImportError) as err:
+    except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -9,7 +9,10 @@ thousand-game tournaments, and ``play_bot_game`` plays a whole game of bots in c
 (for benchmarks and for fitting the ``win_prob`` model on its own self-play games)::
 
     python -m plies.agents.dice_wars_bots --games 2000 --iterations 3 --seed 0 \
-        --out plies/envs/dice_wars/data/win_prob.json
+        --out dice_wars_win_prob.json
+
+(``--out`` defaults to ``dice_wars_win_prob.json`` in the current folder; the shipped
+coefficients are replaced only when ``--out`` names them.)
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from plies.agents.base import BaseAgent
 from plies.envs.core import CHANCE, TERMINAL, GameState, draw_outcome
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
+from plies.files import atomic_write
 
 DW_RANDOM = 0
 DW_ALL_RANDOM = 1
@@ -476,7 +480,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    parser.add_argument("--out", type=Path, default=Path("dice_wars_win_prob.json"),
+                        help="where to write the coefficients (default: ./dice_wars_win_prob.json; "
+                        f"the shipped file is {WEIGHTS_FILE})")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     result = fit_win_prob(args.games, args.iterations, args.seed)
@@ -485,9 +491,7 @@ def main(argv: list[str] | None = None) -> None:
         f"--iterations {args.iterations} --seed {args.seed}"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=2) + "\n")
-    tmp.replace(args.out)
+    atomic_write(args.out, lambda f: f.write(json.dumps(result, indent=2) + "\n"), text=True)
     print(json.dumps(result["coefficients"]), f"({time.perf_counter() - start:.1f} s)")
 
 

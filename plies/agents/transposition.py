@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from plies.files import atomic_write
 
 FORMAT = "plies-transposition-table"
 VERSION = 1
@@ -60,23 +61,19 @@ class TranspositionTable:
             "bits": self.bits,
             "generation": self.generation,
         }
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez_compressed(
-                    handle,
-                    header=np.frombuffer(json.dumps(header).encode(), np.uint8),
-                    keys=self.keys,
-                    values=self.values,
-                    meta=self.meta,
-                )
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+
+        def write(handle) -> None:
+            np.savez_compressed(
+                handle,
+                header=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                keys=self.keys,
+                values=self.values,
+                meta=self.meta,
+            )
+            handle.flush()
+            os.fsync(handle.fileno())
+
+        atomic_write(path, write)
 
     @classmethod
     def load(cls, path: str | os.PathLike, game: str = "", key_kind: str | None = None) -> TranspositionTable:

@@ -30,6 +30,7 @@ from plies.agents.evaluators import BatchEvaluator
 from plies.envs.backgammon import rules as bg_rules
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
+from plies.files import DamagedFileError, load_torch
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 NN_HINT = 'value networks need torch: pip install "plies[nn]"'
@@ -390,16 +391,19 @@ def load_value_net(path: str | Path, game: str | None = None, config: dict | Non
                    device: str = "cpu"):
     """A network from shipped weights or a training checkpoint; ``game`` (and ``config``, the
     architecture's settings) must match what the file holds."""
-    torch = require_torch()
+    require_torch()
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no network weights at {path}")
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    payload = load_torch(path, ("weights", "checkpoint"))
     check_payload(payload, game, None, path)
     if config is not None and dict(config) != payload["arch_config"]:
         raise ValueError(f"{path} holds a network with {payload['arch_config']}, not {config}")
-    model = build(payload["arch"], payload["arch_config"])
-    model.load_state_dict(payload["state_dict"])
+    try:
+        model = build(payload["arch"], payload["arch_config"])
+        model.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise DamagedFileError(f"{path} does not hold a usable network ({err})") from None
     model.eval()
     return model.to(device)
 

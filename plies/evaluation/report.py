@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
 from plies.evaluation.store import GameRecord
 from plies.evaluation.table import WinRateTable
+from plies.files import atomic_write
 
 
 def _need(module: str, extra: str = "eval"):
@@ -94,15 +93,7 @@ def format_summary(table: WinRateTable, records: list[GameRecord]) -> str:
 
 
 def _atomic_write(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            write(handle)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, write, text=True)
 
 
 def export_csv(table: WinRateTable, records: list[GameRecord], path: str | Path) -> None:
@@ -158,8 +149,5 @@ def plot_heatmap(table: WinRateTable, path: str | Path, title: str = "") -> None
     ax.set_title(title or "score of the row agent")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
+    atomic_write(Path(path), lambda handle: fig.savefig(handle, dpi=110, format="png"))
     plt.close(fig)
-    os.replace(tmp, path)

@@ -28,24 +28,66 @@ class GameRecord:
     timeouts: list[int] = field(default_factory=list)  # decisions over the clock, per seat
 
 
+PLIES_TABLES = {"meta": ["key", "value"], "games": ["idx", "record"]}
+
+
+def _not_plies(path: Path, why: str) -> ValueError:
+    return ValueError(f"{path} is not a plies results file ({why}); it was left unchanged: "
+                      "give --results a new file name")
+
+
+def _inspect(path: Path) -> dict[str, str] | None:
+    """The meta table of an existing plies results file, read without changing the file;
+    None for an empty or missing file. Anything else is refused before a byte is written."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    if not path.is_file():
+        raise _not_plies(path, "not a regular file")
+    with open(path, "rb") as f:
+        if f.read(16) != b"SQLite format 3\x00":
+            raise _not_plies(path, "not an SQLite database")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {name: [c[1] for c in db.execute(f'PRAGMA table_info("{name}")')]
+                      for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables != PLIES_TABLES:
+                found = ", ".join(f"{t}({', '.join(c)})" for t, c in sorted(tables.items())) or "no tables"
+                raise _not_plies(path, f"it holds {found}")
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as err:
+        raise _read_error(path, err) from None
+    if "schema" not in meta or "config" not in meta:
+        raise _not_plies(path, "no tournament configuration in its meta table")
+    return meta
+
+
+def _read_error(path: Path, err: Exception) -> Exception:
+    text = str(err)
+    if "not a database" in text or "malformed" in text:
+        return _not_plies(path, text)
+    return OSError(f"cannot read results file {path}: {text}")
+
+
+def _write_error(path: Path, err: Exception) -> OSError:
+    """A failed write is the disk's or the folder's fault (full, read-only): say so."""
+    return OSError(f"cannot write results file {path}: {err}")
+
+
 class ResultStore:
-    """A results file bound to one tournament configuration."""
+    """A results file bound to one tournament configuration.
+
+    An existing file is recognised before anything is written: it must hold exactly plies's
+    two tables and a tournament configuration; anything else (another program's database,
+    another file) is refused and left byte-identical."""
 
     def __init__(self, path: str | Path, config: dict[str, Any], resume: bool) -> None:
         self.path = Path(path)
-        existed = self.path.exists() and self.path.stat().st_size > 0
-        try:
-            self.db = sqlite3.connect(self.path)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS games (idx INTEGER PRIMARY KEY, record TEXT NOT NULL)"
-            )
-        except sqlite3.DatabaseError as err:
-            raise ValueError(f"{self.path} is not a plies results file ({err})") from err
-        stored = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        stored = _inspect(self.path)
         wanted = {"schema": str(SCHEMA_VERSION), "config": json.dumps(config, sort_keys=True)}
-        if stored:
+        if stored is not None:
             if stored.get("schema") != wanted["schema"]:
                 raise ValueError(
                     f"{self.path} was written by another version of plies (results schema "
@@ -56,31 +98,41 @@ class ResultStore:
                     f"{self.path} holds results of another tournament:\n  stored: {stored.get('config')}\n"
                     f"  asked:  {wanted['config']}\nuse a new --results file or the same options"
                 )
-            if not resume and self.count():
-                raise ValueError(
-                    f"{self.path} already holds {self.count()} games of this tournament; "
-                    "pass --resume to continue it or choose another --results file"
-                )
-        elif existed and not stored and self.count():
-            raise ValueError(f"{self.path} is not a plies results file")
-        else:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", wanted.items())
+        try:
+            self.db = sqlite3.connect(self.path)
+            if stored is None:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("BEGIN")  # tables and configuration together, or nothing
+                self.db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+                self.db.execute("CREATE TABLE games (idx INTEGER PRIMARY KEY, record TEXT NOT NULL)")
+                self.db.executemany("INSERT INTO meta VALUES (?, ?)", wanted.items())
+                self.db.commit()
+        except sqlite3.DatabaseError as err:
+            raise _write_error(self.path, err) from None
+        if stored is not None and not resume and self.count():
+            count = self.count()
+            self.db.close()
+            raise ValueError(
+                f"{self.path} already holds {count} games of this tournament; "
+                "pass --resume to continue it or choose another --results file"
+            )
 
     @staticmethod
     def read_config(path: str | Path) -> dict[str, Any]:
-        """The configuration stored in a results file (for ``plies report``)."""
-        if not Path(path).exists():
+        """The configuration stored in a results file (for ``plies report`` and ``--resume``)."""
+        path = Path(path)
+        if not path.exists():
             raise FileNotFoundError(f"no results file {path}")
+        meta = _inspect(path)
+        if meta is None:
+            raise _not_plies(path, "empty file")
         try:
-            db = sqlite3.connect(path)
-            rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            db.close()
-        except sqlite3.DatabaseError as err:
-            raise ValueError(f"{path} is not a plies results file ({err})") from err
-        if "config" not in rows:
-            raise ValueError(f"{path} is not a plies results file (no tournament configuration)")
-        return json.loads(rows["config"])
+            config = json.loads(meta["config"])
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: its stored configuration is not valid JSON ({err})") from None
+        if not isinstance(config, dict) or not {"game", "agents", "games"} <= set(config):
+            raise ValueError(f"{path}: its stored configuration lacks the game, agents or games")
+        return config
 
     def count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
@@ -89,14 +141,43 @@ class ResultStore:
         return {row[0] for row in self.db.execute("SELECT idx FROM games")}
 
     def add(self, record: GameRecord) -> None:
-        with self.db:  # one transaction per game: a crash loses at most the game in flight
-            self.db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?, ?)", (record.index, json.dumps(asdict(record)))
-            )
+        try:
+            with self.db:  # one transaction per game: a crash loses at most the game in flight
+                self.db.execute(
+                    "INSERT OR IGNORE INTO games VALUES (?, ?)", (record.index, json.dumps(asdict(record)))
+                )
+        except sqlite3.DatabaseError as err:
+            raise _write_error(self.path, err) from None
 
     def records(self) -> Iterator[GameRecord]:
-        for (text,) in self.db.execute("SELECT record FROM games ORDER BY idx"):
-            yield GameRecord(**json.loads(text))
+        for idx, text in self.db.execute("SELECT idx, record FROM games ORDER BY idx"):
+            yield parse_record(self.path, idx, text)
 
     def close(self) -> None:
         self.db.close()
+
+
+_RECORD_TYPES = {"index": int, "seed": int, "seats": list, "returns": list, "plies": int,
+                 "truncated": bool, "decision_seconds": list, "decisions": list, "actions": list}
+
+
+def parse_record(path: Path, idx: Any, text: Any) -> GameRecord:
+    """One stored game; a row that is not one (edited by hand, damaged) is a ValueError naming
+    the file and the row."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        for key, kind in _RECORD_TYPES.items():
+            if not isinstance(data.get(key), kind):
+                raise TypeError(f"{key!r} must be {kind.__name__}, not {data.get(key)!r}")
+        if data["index"] != idx:
+            raise TypeError(f"its index {data['index']} is not its row {idx}")
+        if len(data["returns"]) != len(data["seats"]) or not all(
+                isinstance(r, (int, float)) for r in data["returns"]):
+            raise TypeError("'returns' must hold one number per seat")
+        if not all(isinstance(a, str) for a in data["seats"]):
+            raise TypeError("'seats' must hold agent specs")
+        return GameRecord(**data)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: row {idx} is not a plies game record ({err})") from None

@@ -51,6 +51,14 @@ class TournamentConfig:
             fields["schedule"] = self.schedule
         return fields
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
+        """The config ``as_dict`` wrote (results files store it)."""
+        clock = data.get("clock")
+        return cls(data["game"], tuple(data["agents"]), int(data["games"]), int(data.get("seed", 0)),
+                   int(data.get("opening_plies", 0)), data.get("focus"), dict(data.get("options") or {}),
+                   tuple(clock) if clock else None)
+
 
 SCHEDULES = ("rotations", "course")
 
@@ -196,6 +204,20 @@ def play_game(
 
 
 BACKENDS = ("process", "ray")
+PARENT_POLL_SECONDS = 0.5
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a worker: end this process when ``parent`` is gone (killed with SIGKILL, its pool
+    never says goodbye), so no worker outlives the tournament that started it."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="plies-exit-with-parent", daemon=True).start()
 
 
 def play_games(
@@ -219,7 +241,8 @@ def play_games(
         for scheduled in games:
             yield play_game(config, scheduled)
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                 initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
             try:
                 pool.submit(int, 0).result()
             except BrokenProcessPool as err:

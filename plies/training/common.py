@@ -10,31 +10,20 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from plies.agents.value_net import check_payload, model_payload, require_torch
+from plies.files import DamagedFileError, atomic_write, load_torch, save_torch
 
 
-def atomic_save(obj: Any, path: str | Path) -> None:
-    """torch.save to a temporary file in the same folder, then rename it over ``path``."""
-    torch = require_torch()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(obj, tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights are shipped files
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+def atomic_save(obj: dict[str, Any], path: str | Path, kind: str = "checkpoint") -> None:
+    """Save tensors and plain data atomically, with a checksum (``plies.files.save_torch``)."""
+    require_torch()
+    save_torch(obj, path, kind)
 
 
 def rng_states(rng: np.random.Generator) -> dict[str, Any]:
@@ -65,9 +54,12 @@ def save_checkpoint(path: str | Path, model, optimizer, config: dict[str, Any],
 def load_checkpoint(path: str | Path, game: str, arch: str,
                     arch_config: dict[str, Any] | None = None) -> dict[str, Any]:
     """A checkpoint of this game and architecture (ValueError naming the mismatch otherwise)."""
-    torch = require_torch()
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    require_torch()
+    payload = load_torch(path, "checkpoint")
     check_payload(payload, game, arch, path)
+    missing = [k for k in ("state_dict", "optimizer", "config", "progress", "rng") if k not in payload]
+    if missing:
+        raise DamagedFileError(f"damaged checkpoint {path}: no {', '.join(missing)}")
     if arch_config is not None and payload["arch_config"] != dict(arch_config):
         raise ValueError(
             f"{path} holds a {arch} network with {payload['arch_config']}, but this run asks for "
@@ -80,10 +72,8 @@ def save_weights(model, path: str | Path, card: dict[str, Any]) -> None:
     path = Path(path)
     payload = model_payload(model)
     payload["card"] = card
-    atomic_save(payload, path)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(card, indent=2) + "\n")
-    tmp.replace(path.with_suffix(".json"))
+    atomic_save(payload, path, "weights")
+    atomic_write(path.with_suffix(".json"), lambda f: f.write(json.dumps(card, indent=2) + "\n"), text=True)
 
 
 class MetricsLog:
@@ -97,7 +87,14 @@ class MetricsLog:
         rows: list[dict[str, str]] = []
         if resume_step is not None and self.path.exists():
             with open(self.path, newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(float(r[step_field])) <= resume_step]
+                for line, r in enumerate(csv.DictReader(f), start=2):
+                    try:
+                        step = int(float(r[step_field]))
+                    except (KeyError, TypeError, ValueError):
+                        raise DamagedFileError(f"damaged metrics file {self.path}: line {line} has no "
+                                               f"number in its {step_field!r} column") from None
+                    if step <= resume_step:
+                        rows.append(r)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=fields)
@@ -156,7 +153,7 @@ def plot_curve(metrics: str | Path, png: str | Path, x: str, series: dict[str, s
     if ax.get_legend_handles_labels()[0]:
         ax.legend()
     fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    atomic_write(Path(png), lambda handle: fig.savefig(handle, dpi=110, format="png"))
     plt.close(fig)
     return True
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from plies.evaluation.store import GameRecord
+from plies.files import DamagedFileError, atomic_write
 
 
 def save_records(records: list[GameRecord], path: str | Path) -> None:
@@ -20,30 +20,32 @@ def save_records(records: list[GameRecord], path: str | Path) -> None:
     actions = np.concatenate([np.asarray(r.actions, np.int64) for r in records]) if records else np.zeros(0, np.int64)
     meta = [{"index": r.index, "seats": r.seats, "plies": r.plies, "truncated": r.truncated}
             for r in records]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    os.close(fd)
-    with open(tmp, "wb") as f:
-        np.savez_compressed(
-            f,
-            seeds=np.array([r.seed for r in records], np.uint64),
-            returns=np.array([r.returns for r in records], np.float64).reshape(len(records), -1),
-            lengths=lengths,
-            actions=actions,
-            meta=np.array(json.dumps(meta)),
-        )
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: np.savez_compressed(
+        f,
+        seeds=np.array([r.seed for r in records], np.uint64),
+        returns=np.array([r.returns for r in records], np.float64).reshape(len(records), -1),
+        lengths=lengths,
+        actions=actions,
+        meta=np.array(json.dumps(meta)),
+    ))
 
 
 def load_records(path: str | Path) -> list[GameRecord]:
-    with np.load(path) as data:
-        meta = json.loads(str(data["meta"]))
-        offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
-        out = []
-        for k, m in enumerate(meta):
-            out.append(GameRecord(
-                index=m["index"], seed=int(data["seeds"][k]), seats=m["seats"],
-                returns=[float(x) for x in data["returns"][k]], plies=m["plies"],
-                truncated=m["truncated"], decision_seconds=[], decisions=[],
-                actions=data["actions"][offsets[k]:offsets[k + 1]].tolist(),
-            ))
+    """Records saved by ``save_records``; a damaged file is a DamagedFileError naming it."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
+            out = []
+            for k, m in enumerate(meta):
+                out.append(GameRecord(
+                    index=m["index"], seed=int(data["seeds"][k]), seats=m["seats"],
+                    returns=[float(x) for x in data["returns"][k]], plies=m["plies"],
+                    truncated=m["truncated"], decision_seconds=[], decisions=[],
+                    actions=data["actions"][offsets[k]:offsets[k + 1]].tolist(),
+                ))
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, zipfile.BadZipFile) as err:
+        raise DamagedFileError(f"damaged self-play records file {path} ({type(err).__name__}: {err})") from None
     return out

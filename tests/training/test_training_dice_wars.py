@@ -6,6 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from plies.files import load_torch  # noqa: E402
 from plies.training import dice_wars as dw_train  # noqa: E402
 
 
@@ -31,8 +32,8 @@ def test_dice_wars_training_resumes_exactly(tmp_path):
     args = _args(split, 2)
     args.resume = True
     dw_train.train(args)
-    a = torch.load(straight / "dice_wars_net.pt", weights_only=False)["state_dict"]
-    b = torch.load(split / "dice_wars_net.pt", weights_only=False)["state_dict"]
+    a = load_torch(straight / "dice_wars_net.pt", "weights")["state_dict"]
+    b = load_torch(split / "dice_wars_net.pt", "weights")["state_dict"]
     for key in a:
         assert torch.equal(a[key], b[key]), key
     rows = (straight / "metrics.csv").read_text().splitlines()

@@ -9,6 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from plies.files import load_torch  # noqa: E402
 from plies.training import backgammon as bg_train  # noqa: E402
 from plies.training.common import MetricsLog, plot_curve, wilson  # noqa: E402
 from plies.training.records import load_records, save_records  # noqa: E402
@@ -24,7 +25,7 @@ def _bg_args(run, games, **extra):
 
 
 def _weights(path):
-    return torch.load(path, weights_only=False)["state_dict"]
+    return load_torch(path, ("weights", "checkpoint"))["state_dict"]
 
 
 def _metrics(run):
@@ -135,7 +136,7 @@ def test_a_new_step_size_on_resume_is_applied_and_recorded(tmp_path):
     args = _bg_args(tmp_path, 4, lr=0.0005)
     args.resume = True
     card = bg_train.train(args)
-    payload = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    payload = load_torch(tmp_path / "checkpoint.pt", "checkpoint")
     assert payload["optimizer"]["param_groups"][0]["lr"] == 0.0005
     assert payload["config"]["lr_changes"] == [[2, 0.0005]]
     assert card["command"].startswith("plies train backgammon --games 2 ")

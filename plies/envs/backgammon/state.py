@@ -13,6 +13,9 @@ from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_option
 from plies.envs.game import Game
 
 NAMES = "XO"
+DIE_NAMES = frozenset("123456")
+POINT_NAMES = frozenset(str(i) for i in range(1, 25))
+CHECKER_COUNTS = frozenset(str(i) for i in range(16))
 SCORINGS = {"single": 0, "gammon": 1}
 
 def move_to_string(source: int, die: int, hit: bool) -> str:
@@ -165,16 +168,18 @@ class BackgammonState(GameState):
             base = rules.BOARD + rules.SIDE * seat
             for token in tokens[1:]:
                 where, colon, count = token.partition(":")
-                if not colon or not count.isdigit():
-                    raise ValueError(f"bad entry {token!r}: use point:count, bar:n or off:n")
+                if not colon or count not in CHECKER_COUNTS:
+                    raise ValueError(f"bad entry {token!r}: use point:count, bar:n or off:n (n 0 to 15)")
                 if where == "bar":
                     index = rules.BAR
                 elif where == "off":
                     index = rules.OFF
-                elif where.isdigit() and 1 <= int(where) <= 24:
+                elif where in POINT_NAMES:
                     index = int(where)
                 else:
                     raise ValueError(f"bad point {where!r} in {token!r}: points are 1-24, bar, off")
+                if s[base + index] + int(count) > 15:
+                    raise ValueError(f"{NAMES[seat]} has more than 15 checkers on {where} in {text!r}")
                 s[base + index] += int(count)
             if s[base : base + rules.SIDE].sum() != 15:
                 raise ValueError(
@@ -184,7 +189,43 @@ class BackgammonState(GameState):
             if s[rules.BOARD + i] and s[rules.BOARD + rules.SIDE + 25 - i]:
                 raise ValueError(f"X's point {i} is also held by O (O's point {25 - i})")
         state._parse_status(parts[2])
+        state._check_possible(text)
         return state
+
+    def _check_possible(self, text: str) -> None:
+        """Refuses positions no game reaches: a finished game still running, a winner without
+        all 15 checkers off, points a win cannot score."""
+        s = self._s
+        off = [int(s[rules.BOARD + rules.SIDE * seat + rules.OFF]) for seat in range(2)]
+        if off == [15, 15]:
+            raise ValueError(f"impossible position {text!r}: both sides have borne off all 15 checkers")
+        player = int(s[0])
+        if player != TERMINAL and 15 in off:
+            raise ValueError(f"impossible position {text!r}: {NAMES[off.index(15)]} has borne off all "
+                             "15 checkers, so the game is over (status 'X won 1')")
+        if player == TERMINAL:
+            winner = int(s[rules.WINNER])
+            if off[winner] != 15:
+                raise ValueError(f"impossible position {text!r}: {NAMES[winner]} won but has "
+                                 f"{off[winner]} checkers off, not 15")
+            points = int(s[rules.POINTS])
+            if not s[rules.SCORING] and points != 1:
+                raise ValueError(f"impossible position {text!r}: without scoring=gammon a win scores 1")
+            if off[1 - winner] > 0 and points != 1:
+                raise ValueError(f"impossible position {text!r}: the loser bore off checkers, so the "
+                                 "win scores 1 (no gammon)")
+        if player == CHANCE and s[rules.ROLLS] == 0 and (off != [0, 0] or not np.array_equal(
+                s[rules.BOARD:], rules.initial_array()[rules.BOARD:])):
+            raise ValueError(f"impossible position {text!r}: the opening roll comes at the start position")
+
+    def encode(self) -> np.ndarray:
+        """The position as an int array, canonical: slots that no longer matter (the dice of a
+        finished turn, the roller of a finished game) are zero, so equal positions encode
+        equally however they were reached (``from_string(to_string(s))`` equals ``s``)."""
+        return canonical(self._s)
+
+    def hash(self) -> int:
+        return int(rules.hash_state(canonical(self._s)))
 
     def _parse_status(self, status: str) -> None:
         s = self._s
@@ -195,7 +236,7 @@ class BackgammonState(GameState):
             s[rules.ROLLS] = 0
             s[0] = CHANCE
             return
-        if len(words) == 3 and words[0] in NAMES and words[1] == "won" and words[2] in "123":
+        if len(words) == 3 and words[0] in NAMES and words[1] == "won" and words[2] in ("1", "2", "3"):
             s[0] = TERMINAL
             s[rules.WINNER] = NAMES.index(words[0])
             s[rules.POINTS] = int(words[2])
@@ -207,13 +248,13 @@ class BackgammonState(GameState):
         if len(words) >= 4 and words[0] in NAMES and words[1:3] == ["to", "play"]:
             seat = NAMES.index(words[0])
             dice = words[3].split("-")
-            if len(dice) == 2 and all(d in "123456" and d for d in dice):
+            if len(dice) == 2 and all(d in DIE_NAMES for d in dice):
                 hi, lo = max(map(int, dice)), min(map(int, dice))
                 s[rules.ROLLER] = seat
                 s[rules.DIE_HI], s[rules.DIE_LO] = hi, lo
                 if len(words) == 4:
                     left = [hi] * 4 if hi == lo else [hi, lo]
-                elif words[4] == "left" and all(w in "123456" for w in words[5:]):
+                elif words[4] == "left" and all(w in DIE_NAMES for w in words[5:]):
                     left = [int(w) for w in words[5:]]
                 else:
                     left = None
@@ -320,6 +361,19 @@ class BackgammonState(GameState):
                 f"({self._status_text()}; points in X's numbering, O's point n is X's 25-n)",
             ]
         )
+
+def canonical(array: np.ndarray) -> np.ndarray:
+    """A copy of a backgammon state array with the slots that no longer matter set to zero."""
+    s = array.copy()
+    player = int(s[0])
+    if player >= 0:
+        s[rules.ROLLER] = player
+    else:
+        s[rules.DIE_HI] = s[rules.DIE_LO] = s[rules.REM_HI] = s[rules.REM_LO] = 0
+        if player == TERMINAL or s[rules.ROLLS] == 0:
+            s[rules.ROLLER] = 0
+    return s
+
 
 def _notation_key(text: str) -> tuple[int, str]:
     head = text.split("/")[0]

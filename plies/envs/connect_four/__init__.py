@@ -13,4 +13,13 @@ def solve(moves: str, weak: bool = False, width: int = 7, height: int = 6) -> tu
     return _solve(moves, weak=weak, width=width, height=height)
 
 
-__all__ = ["ConnectFourState", "solve"]
+def __getattr__(name: str):
+    # the solver's kernels compile (or load from numba's cache) on first use, not on import
+    if name in ("Solver", "SolveResult", "get_solver"):
+        from plies.envs.connect_four import solver
+
+        return getattr(solver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["ConnectFourState", "SolveResult", "Solver", "get_solver", "solve"]

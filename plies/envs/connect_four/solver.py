@@ -238,6 +238,8 @@ def solve_position(current, mask, moves, weak, geo, order, table, move_buf, scor
             high = r
         else:
             low = r
+    if weak:  # fail-soft bounds can overshoot the window [-1, 1]: only the sign is the answer
+        return 1 if low > 0 else (-1 if low < 0 else 0)
     return low
 
 
@@ -300,13 +302,15 @@ class Solver:
         wraps around (then the table is cleared). Clearing 67 MB each time would also evict
         the caches and cost more than an easy solve (~100 us)."""
         self.generation += 1
-        if self.generation > MAX_GENERATION:
+        if 2 * self.generation + 1 > MAX_GENERATION:
             self.table[:] = 0
             self.generation = 1
 
-    def _begin(self, node_limit: int | None) -> None:
+    def _begin(self, node_limit: int | None, weak: bool = False) -> None:
         self.stats[:] = 0
-        self.stats[S_GENERATION] = self.generation
+        # weak and strong searches keep their bounds apart (odd and even generations): a table
+        # entry of one mode never answers the other, so results do not depend on earlier calls
+        self.stats[S_GENERATION] = 2 * self.generation + int(bool(weak))
         self.stats[S_LIMIT] = node_limit if node_limit is not None else np.iinfo(np.int64).max
 
     @property
@@ -334,7 +338,7 @@ class Solver:
     def score(self, position, weak: bool = False, node_limit: int | None = None) -> int | None:
         """The exact score of a ConnectFourState (None if the node limit was reached)."""
         current, mask, moves = self.bitboards(position)
-        self._begin(node_limit)
+        self._begin(node_limit, weak)
         value = solve_position(current, mask, moves, weak, self.geo, self.order, self.table,
                                self.move_buf, self.score_buf, self.stats)
         return None if self.aborted else int(value)
@@ -344,7 +348,7 @@ class Solver:
         """The exact score of each column for the side to move (None for a full column), or
         None if the node limit was reached."""
         current, mask, moves = self.bitboards(position)
-        self._begin(node_limit)
+        self._begin(node_limit, weak)
         out = np.zeros(self.width, np.int64)
         analyze_position(current, mask, moves, weak, self.geo, self.order, self.table,
                          self.move_buf, self.score_buf, self.stats, out)

@@ -12,6 +12,7 @@ from plies.envs import batching
 from plies.envs.connect_four import drawing, rules
 from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
+from plies.envs.options import option_int
 
 MARKS = "XO"
 OPTIONS = ("width", "height")
@@ -29,8 +30,8 @@ class ConnectFourState(GameState):
         check_options("connect_four", options, OPTIONS)
         if array is None:
             array = rules.initial_array(
-                int(options.get("width", rules.DEFAULT_WIDTH)),
-                int(options.get("height", rules.DEFAULT_HEIGHT)),
+                option_int("connect_four", "width", options.get("width", rules.DEFAULT_WIDTH), 1, 63),
+                option_int("connect_four", "height", options.get("height", rules.DEFAULT_HEIGHT), 1, 63),
             )
         super().__init__(array)
 
@@ -115,8 +116,10 @@ class ConnectFourState(GameState):
         tokens = re.split(r"[ ,]+", text) if re.search(r"[ ,]", text) else list(text)
         width = state.width
         for i, token in enumerate(t for t in tokens if t):
-            column = int(token)
             where = f"move {i + 1} ({token!r}) of {text!r}"
+            if not (token.isascii() and token.isdigit()):
+                raise ValueError(f"{where}: moves are 1-based column numbers, e.g. '4453'")
+            column = int(token)
             if not 1 <= column <= width:
                 raise ValueError(f"{where}: columns are numbered 1 to {width}")
             if state.is_terminal():
@@ -156,7 +159,7 @@ class ConnectFourState(GameState):
             )
         height, width = len(rows), len(rows[0])
         for key, value in (("width", width), ("height", height)):
-            if key in options and int(options[key]) != value:
+            if key in options and option_int("connect_four", key, options[key]) != value:
                 raise ValueError(f"the diagram has {key} {value}, but {key}={options[key]} was given")
         state = cls(width=width, height=height)
         s = state._s

@@ -22,6 +22,7 @@ from plies.envs.dice_wars.maps import (
     map_from_adjacency,
 )
 from plies.envs.game import Game
+from plies.envs.options import option_int
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
@@ -87,8 +88,10 @@ class DiceWarsState(GameState):
         if map_generator is not None and adjacency is not None:
             raise ValueError("give either adjacency (a fixed map) or map_generator, not both")
         rng = np.random.default_rng() if rng is None else rng
-        if not 2 <= int(num_players) <= rules.MAX_PLAYERS:
-            raise ValueError(f"num_players={num_players}: Dice Wars takes 2 to 8 players")
+        num_players = option_int("dice_wars", "num_players", num_players, 2, rules.MAX_PLAYERS)
+        num_areas = option_int("dice_wars", "num_areas", num_areas, 1)
+        rows = option_int("dice_wars", "rows", rows, 1)
+        cols = option_int("dice_wars", "cols", cols, 1)
         if adjacency is not None:
             game_map = map_from_adjacency(adjacency)
         else:
@@ -281,7 +284,7 @@ class DiceWarsState(GameState):
             dice = np.array([int(d) for _, d in pairs], np.int64)
             adjacency = [[int(b) for b in a.split(",") if b] for a in fields["adjacency"].split("/")]
             reserve = [int(r) for r in fields.get("reserve", "").split(",") if r]
-        except ValueError as err:
+        except (ValueError, OverflowError) as err:
             raise ValueError(
                 f"malformed Dice Wars position ({err}): players/turn are integers, areas is "
                 "owner:dice,..., adjacency is neighbours separated by ',' and areas by '/'"
@@ -307,11 +310,40 @@ class DiceWarsState(GameState):
         for key, slot in (("battles", rules.BATTLES), ("passes", rules.PASSES),
                           ("attacks", rules.ATTACKS), ("turns", rules.TURNS)):
             if key in fields:
-                if not fields[key].isdigit():
-                    raise ValueError(f"{key}={fields[key]!r} must be a non-negative integer")
-                s[slot] = int(fields[key])
+                value = fields[key]
+                if not (value.isascii() and value.isdigit() and int(value) < 10**9):
+                    raise ValueError(f"{key}={value!r} must be an integer from 0 to 999999999")
+                s[slot] = int(value)
         cls._parse_phase(s, fields.get("phase", "move"), len(owners))
-        return cls(s)
+        state = cls(s)
+        state._check_possible(text)
+        return state
+
+    def _check_possible(self, text: str) -> None:
+        """Refuses positions no game reaches: a running game with one owner of every area or a
+        seat to move that owns nothing, a winner who does not own the map, a chance node with
+        no outcomes or a turn with no moves."""
+        s = self._s
+        owners = set(self.owners.tolist())
+        turn = int(s[rules.TURN])
+        if s[rules.PHASE] == rules.PHASE_OVER:
+            result = int(s[rules.RESULT])
+            if result != rules.CANCELLED and (not 0 <= result < self.num_players or owners != {result}):
+                raise ValueError(f"impossible Dice Wars position {text!r}: over:{result} needs seat "
+                                 f"{result} to own every area (owners: {sorted(owners)})")
+            return
+        if len(owners) == 1:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {owners.pop()} owns every "
+                             "area, so the game is over (phase=over:SEAT)")
+        if turn not in owners:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {turn} is to move but "
+                             "owns no area")
+        if self.is_chance_node():
+            if len(self.chance_outcomes()[0]) == 0:
+                raise ValueError(f"impossible Dice Wars position {text!r}: the chance node "
+                                 f"({self.phase}) has no outcomes")
+        elif len(self.legal_actions()) == 0:
+            raise ValueError(f"impossible Dice Wars position {text!r}: seat {turn} has no move")
 
     @staticmethod
     def _parse_phase(s: np.ndarray, text: str, n: int) -> None:

@@ -369,6 +369,7 @@ def apply_action(state, action, undo_row):
 @njit(UNDO_SIG, cache=True)
 def undo_action(state, action, undo_row):
     seat = undo_row[PLAYER]
+    top = state[HIST_LEN]
     if action >= NUM_POINTS:
         source = (action - NUM_POINTS) // NUM_POINTS
         target = (action - NUM_POINTS) % NUM_POINTS
@@ -383,6 +384,9 @@ def undo_action(state, action, undo_row):
         state[ON_BOARD + seat] -= 1
     for i in range(MUTABLE):
         state[i] = undo_row[i]
+    # clear the key the undone turn pushed, so the array is exactly the one before it
+    for i in range(state[HIST_LEN], top):
+        state[HISTORY + i] = 0
 
 
 @njit(RETURNS_SIG, cache=True)

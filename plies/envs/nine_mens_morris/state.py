@@ -13,6 +13,7 @@ from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
 from plies.envs.game import Game
 from plies.envs.nine_mens_morris import drawing, rules
 from plies.envs.nine_mens_morris.symmetry import canonical_hash
+from plies.envs.options import option_bool, option_int
 
 OPTIONS = ("flying", "repetition", "no_mill", "turn_cap")
 DEFAULT_OPTIONS: dict[str, Any] = {"flying": True, "repetition": 3, "no_mill": 100, "turn_cap": 0}
@@ -283,13 +284,10 @@ class NineMensMorrisState(GameState):
 def _options(options: dict[str, Any]) -> dict[str, Any]:
     merged = {**DEFAULT_OPTIONS, **options}
     for key in ("repetition", "no_mill", "turn_cap"):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"option {key} must be an integer >= 0 (0 = off), got {value!r}")
-        merged[key] = int(value)
+        merged[key] = option_int("nine_mens_morris", key, merged[key], 0, 1_000_000)
     if merged["repetition"] == 1:
         raise ValueError("option repetition must be 0 (off) or at least 2, got 1")
-    merged["flying"] = bool(merged["flying"])
+    merged["flying"] = option_bool("nine_mens_morris", "flying", merged["flying"])
     return merged
 
 
@@ -298,6 +296,9 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
     items = [item.strip() for line in lines for item in line.split(",") if item.strip()]
     for item in items:
         low = item.lower()
+        if not low.isascii():
+            raise ValueError(f"cannot read {item!r} in the Nine Men's Morris position {text!r}: "
+                             "status items are plain ASCII")
         if m := re.fullmatch(r"([wb]) to (move|remove)", low):
             fields["player"] = SEATS.index(m.group(1).upper())
             fields["removing"] = m.group(2) == "remove"
@@ -325,6 +326,14 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
                 "items are 'W to move', 'B to remove', 'in hand W 3 B 2', 'turn 20', "
                 "'quiet 4', 'W wins', 'B wins', 'draw'"
             )
+    most = 10**9  # far beyond any game, well inside int64
+    for key in ("turn", "quiet"):
+        if fields.get(key, 0) > most:
+            raise ValueError(f"{key} {fields[key]} in the Nine Men's Morris position {text!r} is "
+                             f"beyond any game (at most {most})")
+    if fields.get("quiet", 0) > fields.get("turn", 0) and "turn" in fields:
+        raise ValueError(f"impossible Nine Men's Morris position {text!r}: quiet {fields['quiet']} counts "
+                         f"turns without a removal, so it cannot exceed turn {fields['turn']}")
     return fields
 
 

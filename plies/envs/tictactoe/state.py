@@ -69,6 +69,18 @@ class TicTacToeState(GameState):
                 f"impossible Tic-Tac-Toe board {text!r}: X moves first, so X must have as many "
                 f"marks as O or one more (X {count_x}, O {count_o})"
             )
+        lines = [(a, b, c) for a, b, c in ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7),
+                                            (2, 5, 8), (0, 4, 8), (2, 4, 6))
+                 if cells[a] == cells[b] == cells[c] and cells[a] in "XO"]
+        lined = {cells[line[0]] for line in lines}
+        if lined == {"X", "O"}:
+            raise ValueError(f"impossible Tic-Tac-Toe board {text!r}: both X and O have a line")
+        if lined == {"X"} and count_x == count_o:
+            raise ValueError(f"impossible Tic-Tac-Toe board {text!r}: X has a line, so X moved last "
+                             "and must have one mark more than O")
+        if lined == {"O"} and count_x != count_o:
+            raise ValueError(f"impossible Tic-Tac-Toe board {text!r}: O has a line, so O moved last "
+                             "and must have as many marks as X")
         state._s[rules.MOVES] = count_x + count_o
         state._s[0] = 0 if count_x == count_o else 1
         winner = rules._winner(state._s)

@@ -1,0 +1,171 @@
+"""Weights and checkpoints load without running code and a damaged file is a clear error;
+files plies creates get the umask's mode."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from plies.agents.value_net import BackgammonNet, load_value_net, net_evaluator, shipped_weights  # noqa: E402
+from plies.cli import main  # noqa: E402
+from plies.files import DamagedFileError, atomic_write, convert_old, load_torch, save_torch  # noqa: E402
+from plies.training.common import load_checkpoint, save_checkpoint, save_weights  # noqa: E402
+
+
+class _Touch:
+    """Unpickling this creates a marker file (what a crafted file would do)."""
+
+    def __init__(self, marker: pathlib.Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (self.marker,))
+
+
+def _small_checkpoint(path):
+    import numpy as np
+
+    model = BackgammonNet(hidden=4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    save_checkpoint(path, model, optimizer, {"lr": 0.1}, {"games": 3}, np.random.default_rng(0))
+    return model
+
+
+def test_a_crafted_pickle_runs_no_code_through_either_load_path(tmp_path):
+    marker = tmp_path / "marker"
+    crafted = {"game": "backgammon", "arch": "backgammon_td", "arch_config": {"hidden": 4},
+               "state_dict": {}, "evil": _Touch(marker)}
+    bare = tmp_path / "bare.pt"
+    torch.save(crafted, bare)
+    wrapped = tmp_path / "wrapped.pt"  # a valid plies wrapper and checksum around the same pickle
+    import hashlib
+    import io
+
+    inner = io.BytesIO()
+    torch.save(crafted, inner)
+    data = inner.getvalue()
+    torch.save({"plies_format": "plies-torch-2", "kind": "checkpoint",
+                "sha256": hashlib.sha256(data).hexdigest(), "payload": data}, wrapped)
+    for path in (bare, wrapped):
+        with pytest.raises(DamagedFileError, match="unsafe"):
+            load_value_net(path, "backgammon")  # eval=FILE.pt
+        with pytest.raises(DamagedFileError, match="unsafe"):
+            load_checkpoint(path, "backgammon", "backgammon_td")  # RUN/checkpoint.pt
+        with pytest.raises(DamagedFileError):
+            net_evaluator("backgammon", path)
+    assert not marker.exists()
+
+
+def test_checkpoints_round_trip_and_every_damage_is_a_clear_error(tmp_path):
+    path = tmp_path / "checkpoint.pt"
+    model = _small_checkpoint(path)
+    payload = load_checkpoint(path, "backgammon", "backgammon_td")
+    for key, value in model.state_dict().items():
+        assert torch.equal(payload["state_dict"][key], value)
+    good = path.read_bytes()
+    for offset in range(0, len(good) - 64, max(1, len(good) // 40)):
+        damaged = bytearray(good)
+        damaged[offset:offset + 64] = bytes(64)
+        if bytes(damaged) == good:
+            continue
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(DamagedFileError, match="checkpoint.pt"):
+            load_checkpoint(path, "backgammon", "backgammon_td")
+    for damaged in (b"", good[: len(good) // 2], b"not a torch file"):
+        path.write_bytes(damaged)
+        with pytest.raises(DamagedFileError, match="checkpoint.pt"):
+            load_checkpoint(path, "backgammon", "backgammon_td")
+
+
+def test_weights_are_not_a_checkpoint_and_other_kinds_are_refused(tmp_path):
+    weights = tmp_path / "net.pt"
+    save_weights(BackgammonNet(hidden=4), weights, {"note": "test"})
+    assert load_value_net(weights, "backgammon").config == {"hidden": 4}
+    with pytest.raises(DamagedFileError, match="weights file, not a checkpoint"):
+        load_checkpoint(weights, "backgammon", "backgammon_td")
+    save_torch({"x": 1}, tmp_path / "other.pt", "other")
+    with pytest.raises(DamagedFileError, match="not a weights or checkpoint"):
+        load_value_net(tmp_path / "other.pt")
+
+
+def test_an_old_format_file_says_how_to_convert_and_converts(tmp_path):
+    old = tmp_path / "old.pt"
+    model = BackgammonNet(hidden=4)
+    torch.save({"game": "backgammon", "arch": "backgammon_td", "arch_config": {"hidden": 4},
+                "state_dict": model.state_dict()}, old)
+    with pytest.raises(DamagedFileError, match="python -m plies.files convert"):
+        load_value_net(old, "backgammon")
+    convert_old(old)
+    loaded = load_value_net(old, "backgammon")
+    for key, value in model.state_dict().items():
+        assert torch.equal(loaded.state_dict()[key], value)
+
+
+def test_shipped_weights_are_in_the_checked_format():
+    for game in ("backgammon", "dice_wars"):
+        payload = load_torch(shipped_weights(game), "weights")
+        assert payload["game"] == game and "card" in payload
+
+
+def test_the_cli_reports_damaged_files_without_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"\x80\x02garbage")
+    rc = main(["tournament", "--game", "backgammon", "--agents", f"expectiminimax:depth=1,eval={bad}",
+               "random", "--games", "1", "--workers", "1", "--quiet"])
+    assert rc == 2
+    assert "bad.pt" in capsys.readouterr().err
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"")
+    rc = main(["train", "backgammon", "--run", str(run), "--games", "2", "--hidden", "8",
+               "--eval-every", "0", "--quiet", "--resume"])
+    assert rc == 2
+    assert "checkpoint.pt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_created_files_get_the_umask_mode(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        atomic_write(tmp_path / "a.txt", lambda f: f.write("x"), text=True)
+        save_torch({"x": torch.zeros(1)}, tmp_path / "b.pt", "weights")
+        from plies.evaluation import WinRateTable
+        from plies.evaluation.report import export_json
+
+        export_json(WinRateTable.from_records([], ["a", "b"]), [], tmp_path / "c.json")
+    finally:
+        os.umask(old)
+    for name in ("a.txt", "b.pt", "c.json"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+def test_damaged_self_play_records_name_the_file(tmp_path):
+    from plies.evaluation.store import GameRecord
+    from plies.training.records import load_records, save_records
+
+    path = tmp_path / "games.npz"
+    record = GameRecord(0, 1, ["a", "b"], [1.0, -1.0], 3, False, [0.0, 0.0], [1, 1], [4, 0, 3])
+    save_records([record], path)
+    assert load_records(path)[0].actions == [4, 0, 3]
+    data = path.read_bytes()
+    for damaged in (data[: len(data) // 2], b"", b"PK\x03\x04" + bytes(60)):
+        path.write_bytes(damaged)
+        with pytest.raises(DamagedFileError, match="games.npz"):
+            load_records(path)
+
+
+def test_a_damaged_metrics_file_names_the_file_and_line(tmp_path):
+    from plies.training.common import MetricsLog
+
+    path = tmp_path / "metrics.csv"
+    log = MetricsLog(path, ["step", "loss"])
+    log.add(step=1, loss=0.5)
+    log.add(step=2, loss=0.4)
+    assert len(MetricsLog(path, ["step", "loss"], resume_step=1).rows()) == 1
+    path.write_text("step,loss\n1,0.5\nabc,0.4\n")
+    with pytest.raises(DamagedFileError, match="metrics.csv: line 3"):
+        MetricsLog(path, ["step", "loss"], resume_step=1)

@@ -1,0 +1,107 @@
+"""Fuzzing: mutated position strings, odd actions and agent specs fed to every game in a
+subprocess; the test fails when the subprocess dies by a signal (a segfault, an abort from a
+corrupted heap), naming the case. Exceptions are fine answers (ValueError/TypeError expected)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+GAMES = ["tictactoe", "connect_four", "nine_mens_morris", "backgammon", "dice_wars"]
+ROOT = Path(__file__).parents[2]
+
+ints = st.one_of(st.integers(-5, 700),
+                 st.sampled_from([10**6, 2**31, 2**63 - 1, -(2**63), 2**64, 10**20]))
+odd_values = st.one_of(
+    ints.map(lambda v: ["int", v]),
+    st.sampled_from([["float", "1.5"], ["float", "nan"], ["float", "inf"], ["float", "3.0"],
+                     ["str", "3"], ["str", "abc"], ["str", ""], ["np.float64", "2.0"], ["np.bool_", True]]),
+    st.booleans().map(lambda b: ["bool", b]),
+    st.integers(-(2**31), 2**31 - 1).map(lambda v: ["np.int32", v]),
+    st.integers(0, 2**64 - 1).map(lambda v: ["np.uint64", v]),
+)
+pieces = st.sampled_from(["0", "1", "9", "12", "-1", "99999999999999999999", "9223372036854775808", ":", ";",
+                          ",", "/", " ", "=", "X", "O", "W", "B", ".", "off", "bar", "won", "to play", "6-6",
+                          "over:0", "reinforce:", "battle:0>1", "\n", "²", "é"])
+mutations = st.lists(st.tuples(st.sampled_from(["replace", "insert", "delete", "duplicate"]),
+                               st.floats(0, 0.999), pieces), min_size=1, max_size=3)
+position_cases = st.tuples(st.just("position"), st.sampled_from(GAMES), st.integers(0, 50),
+                           st.integers(0, 60), mutations)
+action_cases = st.tuples(st.just("action"), st.sampled_from(GAMES), st.integers(0, 50), st.integers(0, 40),
+                         odd_values, st.sampled_from(["apply", "env", "is_legal", "action_to_string"]))
+param_values = st.sampled_from(["-1", "0", "1", "2", "nan", "inf", "-inf", "1.5", "abc", "", "1e30", "10**20"])
+PARAMETERS = {"alphabeta": ["depth", "time_limit", "eval", "tt_bits", "symmetry"],
+              "expectiminimax": ["depth", "chance_limit", "limit", "filter"],
+              "lookahead": ["depth", "tiebreak"], "mcts": ["simulations", "exploration", "rollout_cap"],
+              "dw_random": ["max_attacks"], "single_turn": ["threshold"], "win_prob": ["margin", "bias"]}
+
+
+@st.composite
+def specs(draw, names):
+    name = draw(st.sampled_from(names))
+    pairs = [f"{key}={draw(param_values)}" for key in draw(st.lists(
+        st.sampled_from(PARAMETERS[name] + ["wizard"]), min_size=1, max_size=3))]  # repeats: duplicate keys
+    return f"{name}:{','.join(pairs)}"
+
+
+spec_cases = st.one_of(
+    st.tuples(st.just("spec"), st.just("tictactoe"), specs(["alphabeta", "expectiminimax", "lookahead", "mcts"]),
+              st.integers(0, 50), st.integers(0, 6)),
+    st.tuples(st.just("spec"), st.just("dice_wars"), specs(["dw_random", "single_turn", "win_prob", "mcts"]),
+              st.integers(0, 50), st.integers(0, 30)),
+    st.tuples(st.just("spec"), st.just("backgammon"), specs(["expectiminimax"]), st.integers(0, 50),
+              st.integers(0, 30)),
+)
+
+# Cases known to crash until fixes made elsewhere in issue 15 are merged; they live in
+# test_known_crashes_fixed_elsewhere below (xfail) instead of the fuzz, so the fuzz keeps failing
+# on anything new:
+# - observation(seat) with an out-of-range seat (the core.py seat check, the lead's part);
+# - dw_expectiminimax with a negative depth (the agent-spec checks, another helper's part).
+KNOWN_ELSEWHERE = [
+    ["observe", "connect_four", 0, 3, ["int", 10**6]],
+    ["observe", "nine_mens_morris", 0, 3, ["int", 10**6]],
+    ["observe", "backgammon", 0, 3, ["int", 10**6]],
+    ["observe", "backgammon", 0, 0, ["int", -1]],
+    ["spec", "dice_wars", "dw_expectiminimax:depth=-1", 0, 0],
+]
+
+
+def run_child(cases: list, timeout: float = 240) -> tuple[int, str]:
+    text = "".join(json.dumps(c) + "\n" for c in cases)
+    # run as a module from the repository root, so the child imports this checkout's plies
+    proc = subprocess.run([sys.executable, "-m", "tests.safety.fuzz_child"], input=text, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+    return proc.returncode, proc.stderr
+
+
+def _last_case(stderr: str) -> str:
+    started = [line for line in stderr.splitlines() if line.startswith("CASE ")]
+    return started[-1] if started else "(before the first case)"
+
+
+@settings(max_examples=4, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.one_of(position_cases, action_cases, spec_cases), min_size=60, max_size=60))
+def test_no_input_kills_the_interpreter(cases):
+    """4 subprocesses of 60 cases each (about 20 s); derandomized, so every run tries the same."""
+    code, stderr = run_child(cases)
+    assert code >= 0, f"killed by signal {-code} in {_last_case(stderr)}\n{stderr[-2000:]}"
+    assert code in (0, 3), f"exit {code} in {_last_case(stderr)}\n{stderr[-2000:]}"  # 3: a case ran > 20 s
+
+
+@pytest.mark.xfail(reason="fixed by the core.py seat checks and the agent-spec checks of issue 15 "
+                   "(other branches): remove this mark once they are merged", strict=False)
+@pytest.mark.parametrize("case", KNOWN_ELSEWHERE, ids=lambda c: f"{c[0]}-{c[1]}-{c[-1] if c[0] == 'observe' else c[2]}")
+def test_known_crashes_fixed_elsewhere(case):
+    code, stderr = run_child([case], timeout=120)
+    assert code >= 0, f"killed by signal {-code}: {case}"
+    assert "RAISED ValueError" in stderr or "RAISED TypeError" in stderr, stderr[-500:]
