@@ -101,6 +101,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from plies.agents.specs import make as make_agent
     from plies.evaluation import TournamentConfig, play_game
     from plies.evaluation.tournament import ScheduledGame
 
@@ -119,9 +120,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.record:
             frames.append(state.render_rgb())
 
+    for spec in args.players:  # refuse a bad spec or a game an agent cannot play before the game starts
+        make_agent(spec, game=args.game)
     record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)), observe)
-    print(f"result: {dict(zip(args.players, record.returns))} after {record.plies} plies"
-          + (" (truncated)" if record.truncated else ""))
+    print("result: " + ", ".join(f"seat {i} ({spec}): {ret:g}" for i, (spec, ret) in
+                                 enumerate(zip(args.players, record.returns)))
+          + f" after {record.plies} plies" + (" (truncated)" if record.truncated else ""))
+    for i, error in enumerate(record.errors):
+        if error:
+            print(f"seat {i} ({args.players[i]}) forfeited: {error}")
     if args.record:
         _write_gif(frames, args.record, args.fps)
         print(f"replay written to {args.record} ({len(frames)} frames)")
@@ -176,7 +183,9 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    print(describe())
+    if args.game:
+        _check_game(args.game)
+    print(describe(args.game))
     return 0
 
 
@@ -190,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plies",
         description="Board and dice games as PettingZoo environments, search players and tournaments.",
-        epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells. "
+        epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells, "
+        "or package.module:Name[:key=value,...] for your own agent class or factory; every spec takes "
+        "name=... (to meet copies of an agent). "
         f"Agents: {', '.join(available_agents())}. Games: {', '.join(GAMES)}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -247,7 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.set_defaults(func=cmd_train)
 
     sub.add_parser("games", help="list the games and their ids").set_defaults(func=cmd_games)
-    sub.add_parser("agents", help="list the agents and their parameters").set_defaults(func=cmd_agents)
+    ag = sub.add_parser("agents", help="list the agents: what each does, its games and its parameters")
+    ag.add_argument("--game", help="only the agents that can play this game")
+    ag.set_defaults(func=cmd_agents)
     return parser
 
 

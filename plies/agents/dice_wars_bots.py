@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range
 from plies.envs.core import CHANCE, TERMINAL, GameState
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
@@ -184,6 +184,7 @@ def play_bot_game(state, kinds, params, seed, record):
 
 # ----- agents ------------------------------------------------------------------------------
 class _DiceWarsBot(BaseAgent):
+    games = ("dice_wars",)
     kind = -1
 
     def _params(self) -> np.ndarray:
@@ -201,6 +202,8 @@ class DwRandomAgent(_DiceWarsBot):
     """Random attacks, at most ``max_attacks`` (2) a turn, then ends the turn."""
 
     spec_name = "dw_random"
+    description = "the course's random bot: random attacks, at most max_attacks a turn"
+    limits = {"max_attacks": Range(0, 10_000, integer=True)}
     kind = DW_RANDOM
 
     def __init__(self, *, max_attacks: int = 2, seed: int | None = None,
@@ -216,6 +219,7 @@ class DwAllRandomAgent(_DiceWarsBot):
     """Makes every possible attack in random order: a random attack while any is left."""
 
     spec_name = "dw_all_random"
+    description = "the course's bot that makes every possible attack in random order"
     kind = DW_ALL_RANDOM
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
@@ -227,6 +231,7 @@ class StrengthDiffAgent(_DiceWarsBot):
     attack with a non-negative difference is left."""
 
     spec_name = "strength_diff"
+    description = "the course's bot attacking with the largest dice difference"
     kind = STRENGTH_DIFF
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
@@ -238,6 +243,8 @@ class SingleTurnAgent(_DiceWarsBot):
     with 8 dice, best product first; ends the turn when none is left."""
 
     spec_name = "single_turn"
+    description = "the course's bot attacking where winning and holding the area is likely"
+    limits = {"threshold": Range(0, 1)}
     kind = SINGLE_TURN
 
     def __init__(self, *, threshold: float = 0.2, seed: int | None = None,
@@ -260,6 +267,8 @@ class WinProbAgent(_DiceWarsBot):
     plies/agents/weights/dice_wars_win_prob.json."""
 
     spec_name = "win_prob"
+    description = "the course's bot maximising a logistic model's win probability"
+    limits = {"bias": Range(-1e6, 1e6), "region": Range(-1e6, 1e6), "dice": Range(-1e6, 1e6), "margin": Range(-1, 1)}
     kind = WIN_PROB
 
     def __init__(self, *, bias: float = _COEF["bias"], region: float = _COEF["region"],
@@ -388,6 +397,15 @@ class DwExpectiminimaxAgent(BaseAgent):
     """
 
     spec_name = "dw_expectiminimax"
+    description = "the report's expectiminimax player over its own attacks"
+    games = ("dice_wars",)
+    limits = {
+        "depth": Range(1, 16, integer=True),
+        "max_attacks": Range(0, 10_000, integer=True),
+        "filter": Range(0, 10_000, integer=True),
+        "areas": Range(-1e6, 1e6),
+        "dice": Range(-1e6, 1e6),
+    }
 
     def __init__(self, *, depth: int = 3, max_attacks: int = 3, eval: str = "score",
                  areas: float = 0.0, dice: float = 0.0, filter: int = 5,

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent, PlayPlan
+from plies.agents.base import BaseAgent, PlayPlan, Range
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
 from plies.envs.core import (
     AFTERSTATES_SIG,
@@ -411,6 +411,14 @@ class ExpectiminimaxAgent(BaseAgent):
     """
 
     spec_name = "expectiminimax"
+    description = "expectiminimax / MaxN to a depth, leaves scored by a heuristic or value network"
+    requires = ("chance_or_heuristic",)
+    limits = {
+        "depth": Range(1, 64, integer=True),
+        "filter": Range(0, 10_000, integer=True),
+        "limit": Range(0, 10_000, integer=True),
+        "chance_limit": Range(0, 64, integer=True),
+    }
 
     def __init__(
         self,
@@ -449,15 +457,14 @@ class ExpectiminimaxAgent(BaseAgent):
         super().reset(seed)
         self._plan.clear()
 
-    def act(self, state: GameState) -> int:
-        planned = self._plan.next_for(state)
-        if planned is not None:
-            return planned
+    def search(self, state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """The root's children: (values [children x seats], actions, paths, turn mode)."""
+        type(self).check_game(state.info, self.name)
         evaluator = self.evaluator or evaluator_for(state, self.eval_name)
         ranker = None
         if self.filter and not isinstance(evaluator, HeuristicEvaluator):
             ranker = evaluator_for(state, self.filter_eval)  # a network's filter: a heuristic
-        values, actions, paths, use_turns = analyse(
+        return analyse(
             state,
             depth=self.depth,
             evaluator=evaluator,
@@ -469,6 +476,17 @@ class ExpectiminimaxAgent(BaseAgent):
             prune=self.prune,
             stats=self.stats,
         )
+
+    def value(self, state: GameState) -> float:
+        """The searched value for the player to move."""
+        values = self.search(state)[0]
+        return float(values[:, state.current_player].max())
+
+    def act(self, state: GameState) -> int:
+        planned = self._plan.next_for(state)
+        if planned is not None:
+            return planned
+        values, actions, paths, use_turns = self.search(state)
         seat = state.current_player
         scores = values[:, seat]
         best = np.flatnonzero(scores >= scores.max() - 1e-12)
