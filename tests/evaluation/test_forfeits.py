@@ -39,3 +39,14 @@ def test_a_hanging_agent_is_stopped_by_the_clock():
     record = play_game(config, ScheduledGame(0, 1, (f"{M}:Sleeper", "random")))
     assert record.returns == [-1.0, 1.0] and record.errors[0] == "ran past its clock"
     assert sum(record.decision_seconds) < 5
+
+
+def test_a_hanging_agent_in_worker_processes_forfeits_and_the_others_finish():
+    result = run_tournament("tictactoe", [f"{M}:Sleeper", "random", "lookahead:depth=1"], games=2, workers=2,
+                            progress=False, clock=(0.2, 0.0))
+    assert len(result.records) == 6
+    for record in result.records:
+        if f"{M}:Sleeper" in record.seats:
+            assert record.errors[record.seats.index(f"{M}:Sleeper")] == "ran past its clock"
+        else:
+            assert record.errors == ["", ""]
