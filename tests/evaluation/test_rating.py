@@ -106,3 +106,12 @@ def test_shipped_ladders_are_anchored_and_ordered_as_their_games_say(path):
     assert np.allclose(fit.ratings, shipped.ratings(), atol=0.2)  # the data reproduces the ratings
     for r in shipped.rungs:
         assert r.low <= r.rating <= r.high
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["lookahead:depth=2", "mcts:simulations=50", "alphabeta:depth=1"])
+def test_shipped_tictactoe_baselines_replaced_as_users_agents_land_in_their_intervals(spec):
+    shipped = Ladder.load("tictactoe")
+    rung = next(r for r in shipped.rungs if r.spec == spec)
+    placement = place(shipped, f"{spec},name=user", width=50, max_games=400, seed=11, progress=False)
+    assert rung.low <= placement.rating <= rung.high, (placement.rating, rung)
