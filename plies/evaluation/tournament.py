@@ -113,8 +113,9 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return out
 
 
-class AgentTimeout(Exception):
-    """An agent's decision ran past its clock (raised inside the agent by an alarm)."""
+class AgentTimeout(BaseException):
+    """An agent's decision ran past its clock (raised inside the agent by an alarm; a
+    BaseException, so an agent's own ``except Exception`` does not swallow it)."""
 
 
 GRACE_SECONDS = 1.0
@@ -137,7 +138,7 @@ def _decide(agent: Any, state: GameState, spec: str, limit: float | None) -> int
     finally:
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
     return checked_action(spec, action, state.action_mask().astype(bool))
 
 
