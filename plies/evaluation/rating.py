@@ -141,6 +141,62 @@ def fit_ratings(matches: Sequence[Sequence[int]], n: int, anchor: int = 0) -> Fi
     return Fit(unpack(result.x), covariance, float(math.exp(result.x[-1])))
 
 
+def fit_luce(finishes: Sequence[Sequence[int]], n: int, anchor: int = 0) -> Fit:
+    """Fit ``n`` ratings to games of more than two players: rows list the rung of every seat,
+    then the winning seat. The model (Luce's choice axiom, Bradley-Terry's multi-player form):
+    P(seat k wins) = 10^(r_k/400) / sum over the seats of 10^(r/400). ``nu`` is 0."""
+    from scipy.optimize import minimize
+
+    games = [(list(map(int, row[:-1])), int(row[-1])) for row in finishes]
+    free = [k for k in range(n) if k != anchor]
+
+    def terms(x: np.ndarray):
+        ratings = np.zeros(n)
+        ratings[free] = x
+        nll, grad, hess = 0.0, np.zeros(n), np.zeros((n, n))
+        for seats, winner in games:
+            s = ratings[seats] * SCALE
+            top = s.max()
+            e = np.exp(s - top)
+            total = e.sum()
+            nll += -(s[winner] - top) + math.log(total)
+            probs = e / total
+            np.add.at(grad, seats, SCALE * probs)
+            grad[seats[winner]] -= SCALE
+            h = SCALE**2 * (np.diag(probs) - np.outer(probs, probs))
+            np.add.at(hess, (np.repeat(seats, len(seats)), np.tile(seats, len(seats))), h.ravel())
+        g, hm = grad[free], hess[np.ix_(free, free)]
+        nll += (x**2).sum() / (2 * PRIOR_SD**2)
+        g = g + x / PRIOR_SD**2
+        hm = hm + np.eye(len(free)) / PRIOR_SD**2
+        return nll, g, hm
+
+    result = minimize(lambda x: terms(x)[0], np.zeros(len(free)), jac=lambda x: terms(x)[1],
+                      hess=lambda x: terms(x)[2], method="trust-exact")
+    ratings = np.zeros(n)
+    ratings[free] = result.x
+    covariance = np.zeros((n, n))
+    covariance[np.ix_(free, free)] = np.linalg.inv(terms(result.x)[2])
+    return Fit(ratings, covariance, 0.0)
+
+
+def fit_one_luce(field_strength: np.ndarray, won: np.ndarray) -> tuple[float, float]:
+    """The rating (and its standard error) of one agent from multi-player games: per game the
+    sum of 10^(r/400) over its opponents, and whether the agent won."""
+    from scipy.optimize import minimize_scalar
+
+    log_field = np.log(field_strength)
+
+    def nll(r: float) -> float:
+        s = r * SCALE
+        return float((-won * s + np.logaddexp(s, log_field)).sum() + r * r / (2 * PRIOR_SD**2))
+
+    r = float(minimize_scalar(nll, bounds=(-4000, 8000), method="bounded", options={"xatol": 0.01}).x)
+    p = 1 / (1 + np.exp(log_field - r * SCALE))
+    h = float((p * (1 - p)).sum() * SCALE**2 + 1 / PRIOR_SD**2)
+    return r, 1 / math.sqrt(h)
+
+
 def fit_one(opponents: np.ndarray, wins: np.ndarray, draws: np.ndarray, losses: np.ndarray,
             nu: float) -> tuple[float, float]:
     """The rating (and its standard error) of one agent against opponents of fixed ratings."""
@@ -183,6 +239,8 @@ class Ladder:
     date: str
     command: str
     matches: list[list[int]] = field(default_factory=list)  # (i, j, wins of i, draws, wins of j)
+    finishes: list[list[int]] = field(default_factory=list)  # more players: rung per seat, winning seat
+    players: int = 2
     options: dict[str, Any] = field(default_factory=dict)
     model: str = "Bradley-Terry with draws (Davidson), Elo scale 400*log10, random = 0"
 
@@ -257,19 +315,32 @@ def build_ladder(game: str, rungs: Sequence[str], games_per_pair: int = 40, seed
                  progress: bool = True) -> Ladder:
     """Play the round-robin among ``rungs`` (the first containing ``random``-anchored scale:
     ``random`` must be one of them) and fit the ladder."""
+    from plies.registration import state_class
+
     rungs = list(rungs)
     if ANCHOR not in rungs:
         raise ValueError(f"a ladder is anchored at {ANCHOR!r} = 0: include it among the rungs")
-    result = run_tournament(game, rungs, games_per_pair, seed=seed, workers=workers, opening_plies=opening_plies,
+    players = state_class(game).initial(np.random.default_rng(0), **(options or {})).num_players
+    total = games_per_pair if players == 2 else games_per_pair * len(rungs)
+    result = run_tournament(game, rungs, total, seed=seed, workers=workers, opening_plies=opening_plies,
                             options=options, progress=progress)
-    matches = match_counts(result.records, rungs)
-    fit = fit_ratings(matches, len(rungs), anchor=rungs.index(ANCHOR))
     played = np.zeros(len(rungs), int)
-    for i, j, w, d, lo in matches:
-        played[i] += w + d + lo
-        played[j] += w + d + lo
+    matches: list[list[int]] = []
+    finishes: list[list[int]] = []
+    if players == 2:
+        matches = match_counts(result.records, rungs)
+        fit = fit_ratings(matches, len(rungs), anchor=rungs.index(ANCHOR))
+        for i, j, w, d, lo in matches:
+            played[i] += w + d + lo
+            played[j] += w + d + lo
+    else:
+        finishes = finish_rows(result.records, rungs)
+        fit = fit_luce(finishes, len(rungs), anchor=rungs.index(ANCHOR))
+        for row in finishes:
+            np.add.at(played, row[:-1], 1)
     command = (f"plies rate --build --game {game} --games-per-pair {games_per_pair} --opening-plies "
-               f"{opening_plies} --seed {seed} --rungs " + " ".join(rungs))
+               f"{opening_plies} --seed {seed} --rungs " + " ".join(rungs)
+               + "".join(f" --option {k}={json.dumps(v)}" for k, v in (options or {}).items()))
     return Ladder(
         game=game,
         rungs=[Rung(s, round(float(fit.ratings[k]), 1), *(round(v, 1) for v in fit.interval(k)), int(played[k]))
@@ -282,7 +353,23 @@ def build_ladder(game: str, rungs: Sequence[str], games_per_pair: int = 40, seed
         command=command,
         matches=matches,
         options=dict(options or {}),
+        finishes=finishes,
+        players=players,
+        **({} if players == 2 else {"model": "Luce's choice model for the winner (multi-player Bradley-Terry), "
+                                              "Elo scale 400*log10, random = 0"}),
     )
+
+
+def finish_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[list[int]]:
+    """Rows (agent index per seat..., winning seat) of the games with a single winner."""
+    where = {a: k for k, a in enumerate(agents)}
+    rows = []
+    for record in records:
+        returns = np.asarray(record.returns)
+        best = np.flatnonzero(returns == returns.max())
+        if len(best) == 1 and not record.truncated:
+            rows.append([where[s] for s in record.seats] + [int(best[0])])
+    return rows
 
 
 # ----- placing an agent ---------------------------------------------------------------------
@@ -306,8 +393,11 @@ class Placement:
                  else f"below every rung (bottom: {self.above})")
         lines = [f"{self.spec} on the {ladder.game} ladder: {self.rating:.0f}  95% interval "
                  f"[{self.low:.0f}, {self.high:.0f}] after {self.games} games; {where}"]
-        for rung, (w, d, lo) in self.record.items():
-            lines.append(f"  vs {rung:28s} {w:4d} wins {d:4d} draws {lo:4d} losses")
+        for rung, (a, b, c) in self.record.items():
+            if ladder.players == 2:
+                lines.append(f"  vs {rung:28s} {a:4d} wins {b:4d} draws {c:4d} losses")
+            else:
+                lines.append(f"  with {rung:28s} {a:4d} games: {self.spec} won {b:4d}, {rung} won {c:4d}")
         return "\n".join(lines)
 
 
@@ -342,6 +432,8 @@ def place(ladder: Ladder, spec: str, width: float = 50.0, max_games: int = 400, 
     if spec in specs:
         raise ValueError(f"{spec!r} is a rung of the ladder; give it another name (e.g. {spec}:name=mine) "
                          "or another spec")
+    if ladder.players > 2:
+        return _place_multi(ladder, spec, width, max_games, batch, seed, workers, progress)
     tally = np.zeros((len(specs), 3), int)
     estimate, se, played, round_index = 0.0, math.inf, 0, 0
     bar = tqdm(total=max_games, disable=not progress, desc=f"placing {spec}")
@@ -375,6 +467,59 @@ def place(ladder: Ladder, spec: str, width: float = 50.0, max_games: int = 400, 
         high=estimate + Z95 * se,
         games=played,
         record={specs[k]: tally[k].tolist() for k in range(len(specs)) if tally[k].sum()},
+        below=specs[max(below, key=lambda k: ratings[k])] if below else None,
+        above=specs[min(above, key=lambda k: ratings[k])] if above else None,
+    )
+
+
+def _place_multi(ladder: Ladder, spec: str, width: float, max_games: int, batch: int, seed: int, workers: int,
+                 progress: bool) -> Placement:
+    """Placement in games of ``ladder.players`` seats: the agent against the players - 1 rungs
+    nearest its estimate, every rotation of the seating per seed."""
+    from tqdm.auto import tqdm
+
+    n = ladder.players
+    if len(ladder.rungs) < n - 1:
+        raise ValueError(f"the ladder has {len(ladder.rungs)} rungs; {n} players need at least {n - 1}")
+    specs, ratings = ladder.specs(), ladder.ratings()
+    strength = 10 ** (ratings / 400)
+    fields: list[float] = []
+    won: list[int] = []
+    together = np.zeros((len(specs), 3), int)  # games together, the agent won, the rung won
+    estimate, se, played, round_index = 0.0, math.inf, 0, 0
+    per_round = max(n, batch - batch % n)
+    bar = tqdm(total=max_games, disable=not progress, desc=f"placing {spec}")
+    try:
+        while played + n <= max_games and Z95 * se > width:
+            opponents = _nearest(ladder, estimate, n - 1)
+            games = min(per_round, (max_games - played) // n * n)
+            round_seed = int(np.random.SeedSequence([seed, round_index]).generate_state(1)[0])
+            config = TournamentConfig(ladder.game, (spec, *(specs[k] for k in opponents)), games, seed=round_seed,
+                                      opening_plies=ladder.opening_plies, options=dict(ladder.options))
+            for record in play_games(config, schedule(config), workers):
+                returns = np.asarray(record.returns)
+                best = np.flatnonzero(returns == returns.max())
+                played += 1
+                bar.update(1)
+                if len(best) != 1 or record.truncated:
+                    continue
+                winner = record.seats[int(best[0])]
+                fields.append(float(sum(strength[specs.index(s)] for s in record.seats if s != spec)))
+                won.append(int(winner == spec))
+                for s in record.seats:
+                    if s != spec:
+                        k = specs.index(s)
+                        together[k] += [1, int(winner == spec), int(winner == s)]
+            round_index += 1
+            if fields:
+                estimate, se = fit_one_luce(np.array(fields), np.array(won, float))
+    finally:
+        bar.close()
+    below = [k for k in range(len(specs)) if ratings[k] <= estimate]
+    above = [k for k in range(len(specs)) if ratings[k] > estimate]
+    return Placement(
+        spec=spec, rating=estimate, low=estimate - Z95 * se, high=estimate + Z95 * se, games=played,
+        record={specs[k]: together[k].tolist() for k in range(len(specs)) if together[k, 0]},
         below=specs[max(below, key=lambda k: ratings[k])] if below else None,
         above=specs[min(above, key=lambda k: ratings[k])] if above else None,
     )

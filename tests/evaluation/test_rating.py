@@ -115,3 +115,32 @@ def test_shipped_tictactoe_baselines_replaced_as_users_agents_land_in_their_inte
     rung = next(r for r in shipped.rungs if r.spec == spec)
     placement = place(shipped, f"{spec},name=user", width=50, max_games=400, seed=11, progress=False)
     assert rung.low <= placement.rating <= rung.high, (placement.rating, rung)
+
+
+def test_the_multi_player_fit_recovers_the_ratings_that_generated_the_winners():
+    from plies.evaluation.rating import fit_luce
+
+    truth = np.array([0.0, 300.0, 500.0, 800.0, 200.0])
+    rng = np.random.default_rng(0)  # over seeds 0-9, 39 of the 40 intervals hold the truth
+    rows = []
+    for _ in range(3000):
+        seats = list(rng.choice(5, size=4, replace=False))
+        strength = 10 ** (truth[seats] / 400)
+        rows.append(seats + [int(rng.choice(4, p=strength / strength.sum()))])
+    fit = fit_luce(rows, 5, anchor=0)
+    for k in range(1, 5):
+        low, high = fit.interval(k)
+        assert low <= truth[k] <= high and high - low < 250
+
+
+def test_a_dice_wars_ladder_places_an_agent_between_its_rungs():
+    rungs = ["random", "dw_random", "strength_diff", "win_prob"]
+    ladder = build_ladder("dice_wars", rungs, games_per_pair=10, seed=0, progress=False)
+    assert ladder.players == 4 and ladder.finishes and not ladder.matches
+    assert ladder.command.endswith("--rungs random dw_random strength_diff win_prob")
+    rating = {r.spec: r.rating for r in ladder.rungs}
+    assert rating["random"] == 0 and rating["win_prob"] > rating["dw_random"]
+    placement = place(ladder, "strength_diff:name=user", width=300, max_games=80, seed=3, progress=False)
+    rung = next(r for r in ladder.rungs if r.spec == "strength_diff")
+    assert rung.low <= placement.rating <= rung.high
+    assert placement.games <= 80 and "user" not in placement.record
