@@ -55,7 +55,19 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
+    _print_forfeits(result.records)
     return 0
+
+
+def _print_forfeits(records) -> None:
+    """Per agent that forfeited games: how many, and the first reason."""
+    forfeits: dict[str, list[str]] = {}
+    for record in records:
+        for spec, error in zip(record.seats, getattr(record, "errors", []) or []):
+            if error:
+                forfeits.setdefault(spec, []).append(error)
+    for spec, errors in forfeits.items():
+        print(f"{spec} forfeited {len(errors)} game(s); first: {errors[0]}")
 
 
 def _parse_clock(text: str) -> tuple[float, float]:

@@ -50,3 +50,11 @@ def test_a_hanging_agent_in_worker_processes_forfeits_and_the_others_finish():
             assert record.errors[record.seats.index(f"{M}:Sleeper")] == "ran past its clock"
         else:
             assert record.errors == ["", ""]
+
+
+def test_cli_tournament_reports_forfeits(capsys):
+    from plies.cli import main
+
+    assert main(["tournament", "--game", "tictactoe", "--agents", f"{M}:NotAnInteger", "random", "--games", "2",
+                 "--workers", "1", "--quiet"]) == 0
+    assert f"{M}:NotAnInteger forfeited 2 game(s); first: ValueError:" in capsys.readouterr().out
