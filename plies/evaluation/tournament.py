@@ -390,4 +390,9 @@ def self_play(
         ScheduledGame(i, int(np.random.SeedSequence([seed, i]).generate_state(1)[0]), tuple(seats))
         for i in range(games)
     ]
-    return sorted(play_games(config, plan, workers, backend), key=lambda r: r.index)
+    records = sorted(play_games(config, plan, workers, backend), key=lambda r: r.index)
+    for record in records:  # training data must not hold forfeited games
+        for spec, error in zip(record.seats, record.errors):
+            if error:
+                raise RuntimeError(f"self-play game {record.index}: agent {spec!r} forfeited: {error}")
+    return records

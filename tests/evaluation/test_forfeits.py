@@ -58,3 +58,10 @@ def test_cli_tournament_reports_forfeits(capsys):
     assert main(["tournament", "--game", "tictactoe", "--agents", f"{M}:NotAnInteger", "random", "--games", "2",
                  "--workers", "1", "--quiet"]) == 0
     assert f"{M}:NotAnInteger forfeited 2 game(s); first: ValueError:" in capsys.readouterr().out
+
+
+def test_self_play_refuses_to_return_forfeited_games():
+    from plies.evaluation import self_play
+
+    with pytest.raises(RuntimeError, match="forfeited: KeyError"):
+        self_play("tictactoe", [f"{M}:Crashes", "random"], games=1)
