@@ -150,3 +150,21 @@ def test_a_dice_wars_ladder_places_an_agent_between_its_rungs():
     rung = next(r for r in ladder.rungs if r.spec == "strength_diff")
     assert rung.low <= placement.rating <= rung.high
     assert placement.games <= 80 and "user" not in placement.record
+
+
+@pytest.mark.slow
+def test_the_shipped_connect_four_ladder_predicts_held_out_matches():
+    shipped = Ladder.load("connect_four")
+    specs = shipped.specs()
+    fit = fit_ratings(shipped.matches, len(specs), anchor=specs.index("random"))
+    chosen = ["mcts:simulations=30", "lookahead:depth=2", "mcts:simulations=100", "alphabeta:depth=2"]
+    held_out = run_tournament("connect_four", chosen, games=30, seed=1234, opening_plies=shipped.opening_plies,
+                              workers=1, progress=False)
+    for a, b, w, d, lo in match_counts(held_out.records, chosen):
+        i, j = specs.index(chosen[a]), specs.index(chosen[b])
+        n = w + d + lo
+        observed = (w + d / 2) / n
+        diff_sd = math.sqrt(fit.covariance[i, i] + fit.covariance[j, j] - 2 * fit.covariance[i, j])
+        scores = [expected_score(fit.ratings[i] + z * diff_sd, fit.ratings[j], shipped.nu) for z in (-1.96, 1.96)]
+        noise = 1.96 * math.sqrt(0.25 / n)
+        assert min(scores) - noise <= observed <= max(scores) + noise, (chosen[a], chosen[b], observed, scores)
