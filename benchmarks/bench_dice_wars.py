@@ -6,6 +6,9 @@ bots under 60 s; a depth-3 expectiminimax decision under 20 ms median on the def
 
     python benchmarks/bench_dice_wars.py [--games 1000]
     python benchmarks/bench_dice_wars.py --tournament 1000 --agent dw_expectiminimax:depth=3
+    python benchmarks/bench_dice_wars.py --tournament 1000 --agent none   # the course bots alone
+    python benchmarks/bench_dice_wars.py --net-decisions 50   # depth-3 network player's decisions
+    python benchmarks/bench_dice_wars.py --map-stats 300      # map statistics of both generators
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from plies.agents import make  # noqa: E402
 from plies.agents.dice_wars_bots import STRENGTH_DIFF, play_bot_game  # noqa: E402
 from plies.envs.core import sample_chance  # noqa: E402
 from plies.envs.dice_wars import DiceWarsState  # noqa: E402
-from plies.envs.dice_wars.maps import generate_map  # noqa: E402
+from plies.envs.dice_wars.maps import MAP_GENERATORS, generate_map, map_statistics  # noqa: E402
 
 
 def bench_maps(count: int) -> float:
@@ -31,6 +34,21 @@ def bench_maps(count: int) -> float:
     for _ in range(count):
         generate_map(rng)
     return (time.perf_counter() - start) / count
+
+
+def print_map_statistics(count: int) -> None:
+    """Mean and standard error over ``count`` seeded maps (seeds 0..count-1) of each generator
+    (the table in docs/dice_wars.md)."""
+    for generator in MAP_GENERATORS:
+        start = time.perf_counter()
+        rows = [map_statistics(generate_map(np.random.default_rng(s), generator=generator))
+                for s in range(count)]
+        seconds = (time.perf_counter() - start) / count
+        print(f"{generator} generator, {count} maps, {seconds * 1e3:.1f} ms a map:")
+        for key in rows[0]:
+            values = np.array([r[key] for r in rows])
+            print(f"  {key:12s} mean {values.mean():7.3f}  standard error "
+                  f"{values.std(ddof=1) / np.sqrt(count):6.3f}  range {values.min():g}-{values.max():g}")
 
 
 def bench_compiled_bot_games(games: int) -> tuple[float, int]:
@@ -118,27 +136,54 @@ def bench_search(spec: str, positions: list[DiceWarsState]) -> tuple[float, floa
     return float(np.median(times)), float(np.max(times))
 
 
-POOL = ["dw_random", "dw_all_random", "strength_diff", "single_turn", "win_prob"]
+POOL = ["dt.rand", "dt.sdc", "dt.ste", "dt.wpm_c", "xlogin00"]
+"""The course's five bots under their course names (docs/dice_wars.md)."""
 
 
-def report_tournament(agent: str, games: int, seed: int) -> None:
-    """The report's tournament: ``agent`` in every 4-player game, opponents drawn from the
-    pool of the five course bots, seeded maps, every rotation of each seating."""
-    import math
+def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
 
+
+def report_tournament(agent: str, games: int, seed: int, schedule: str, workers: int) -> None:
+    """The report's tournament: ``agent`` in every 4-player game (the course's evaluation of
+    one AI: it is always the pivot), opponents from the pool of the five course bots, seeded
+    maps, every rotation of each seating; ``agent="none"``: the course bots among themselves."""
     from plies.evaluation.tournament import run_tournament
 
     start = time.perf_counter()
-    result = run_tournament("dice_wars", [agent, *POOL], games, seed=seed, focus=agent,
-                            progress=False)
+    agents = POOL if agent == "none" else [agent, *POOL]
+    focus = None if agent == "none" else agent
+    result = run_tournament("dice_wars", agents, games, seed=seed, focus=focus, workers=workers,
+                            progress=True, schedule=schedule)
     table = result.table()
-    tally = table.totals[agent]
-    p, n, z = tally.win_rate, tally.games, 1.96
-    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
-        1 + z * z / n)
-    print(f"{agent}: {tally.wins}/{n} won = {100 * p:.1f}% (95% Wilson lower bound "
-          f"{100 * low:.1f}%), {time.perf_counter() - start:.0f} s")
+    print(f"{games} games, schedule {schedule}, seed {seed}, {workers} worker(s): "
+          f"{time.perf_counter() - start:.0f} s")
+    for name in agents:
+        tally = table.totals[name]
+        low, high = _wilson(tally.wins, tally.games)
+        print(f"  {name:40s} {tally.wins:5d}/{tally.games:<5d} won = {100 * tally.win_rate:5.1f}% "
+              f"(95% Wilson {100 * low:.1f}-{100 * high:.1f}%)")
     print(table.format())
+
+
+def bench_net_decisions(spec: str, count: int) -> None:
+    """Decision time of the network player on the first decisions of turns (course maps):
+    wall-clock and this process's CPU time (the latter less sensitive to a loaded machine)."""
+    positions = decision_positions(count)
+    agent = make(spec, seed=0)
+    agent.act(positions[0])  # load the network, compile the search
+    wall, cpu = [], []
+    for state in positions:
+        w, c = time.perf_counter(), time.process_time()
+        agent.act(state)
+        wall.append(time.perf_counter() - w)
+        cpu.append(time.process_time() - c)
+    print(f"{spec} over {len(positions)} decisions (target < 50 ms median): wall median "
+          f"{np.median(wall) * 1e3:.1f} ms, max {np.max(wall) * 1e3:.1f} ms; CPU median "
+          f"{np.median(cpu) * 1e3:.1f} ms, max {np.max(cpu) * 1e3:.1f} ms")
 
 
 def main() -> None:
@@ -148,11 +193,25 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--tournament", type=int, default=0,
                         help="also run the report's tournament with this many games")
-    parser.add_argument("--agent", default="dw_expectiminimax:depth=3")
+    parser.add_argument("--agent", default="dw_expectiminimax:depth=3",
+                        help="the agent under test; 'none': the course bots among themselves")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--schedule", choices=("course", "rotations"), default="course")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--net-decisions", type=int, default=0,
+                        help="only time this many decisions of --net-spec")
+    parser.add_argument("--net-spec", default="dw_expectiminimax:depth=3,eval=net")
+    parser.add_argument("--map-stats", type=int, default=0,
+                        help="only print the statistics of this many maps of each generator")
     args = parser.parse_args()
+    if args.map_stats:
+        print_map_statistics(args.map_stats)
+        return
     if args.tournament:
-        report_tournament(args.agent, args.tournament, args.seed)
+        report_tournament(args.agent, args.tournament, args.seed, args.schedule, args.workers)
+        return
+    if args.net_decisions:
+        bench_net_decisions(args.net_spec, args.net_decisions)
         return
 
     print(f"map generation (28x32, 29 areas): {bench_maps(50) * 1e3:.1f} ms a map")

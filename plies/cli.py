@@ -8,10 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
-from plies.registration import GAMES
+from plies.envs.registry import DEMO_GAME
+from plies.registration import game_ids, get_game
 
 DEFAULT_TOURNAMENT = {
-    "game": "tictactoe",
+    "game": DEMO_GAME,
     "agents": ["random", "lookahead:depth=2", "alphabeta:depth=2", "perfect"],
     "games": 20,
     "opening_plies": 1,
@@ -33,8 +34,7 @@ def _parse_options(pairs: Sequence[str]) -> dict:
 
 
 def _check_game(game: str) -> None:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    get_game(game)  # a ValueError naming the games for an unknown id
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -53,6 +53,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         game, agents, games, seed=args.seed, workers=args.workers, results=args.results,
         resume=args.resume, opening_plies=opening, focus=args.focus,
         options=_parse_options(args.option), progress=not args.quiet, backend=args.backend, clock=clock,
+        schedule=args.schedule,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     _print_forfeits(result.records)
@@ -114,46 +115,32 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from plies.agents.specs import make as make_agent
-    from plies.evaluation import TournamentConfig, play_game
-    from plies.evaluation.tournament import ScheduledGame
+    from plies.playing import Match
+    from plies.terminal import human_seats_ok, play_in_terminal
 
     _check_game(args.game)
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
-    config = TournamentConfig(args.game, tuple(args.players), 1, args.seed, 0, None, _parse_options(args.option))
-    watching = args.show or "human" in args.players
-    frames = []
-
-    def observe(state, action) -> None:
-        if watching and action is not None:
-            print(f"played: {_action_name(state, action)}")
-        if watching and (state.is_terminal() or "human" not in args.players):
-            print(state.render_text(), "\n")
-        if args.record:
-            frames.append(state.render_rgb())
-
-    for spec in args.players:  # refuse a bad spec or a game an agent cannot play before the game starts
+    options = _parse_options(args.option)
+    for spec in args.players:  # a bad spec or a game an agent cannot play: refused before the game
         make_agent(spec, game=args.game)
-    record = play_game(config, ScheduledGame(0, args.seed, tuple(args.players)), observe)
-    print("result: " + ", ".join(f"seat {i} ({spec}): {ret:g}" for i, (spec, ret) in
-                                 enumerate(zip(args.players, record.returns)))
-          + f" after {record.plies} plies" + (" (truncated)" if record.truncated else ""))
-    for i, error in enumerate(record.errors):
-        if error:
-            print(f"seat {i} ({args.players[i]}) forfeited: {error}")
+    match = Match(args.game, args.players, seed=args.seed, options=options)
+    human_seats_ok(match)
+    frames = []
+    record = (lambda state: frames.append(state.render_rgb())) if args.record else None
+    try:
+        finished = play_in_terminal(match, show=args.show, on_action=record)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned")
+        return 130
+    if not finished:
+        print("you quit: game abandoned")
+        return 0
+    print(f"result: {match.result_text()} after {match.plies} plies")
     if args.record:
         _write_gif(frames, args.record, args.fps)
         print(f"replay written to {args.record} ({len(frames)} frames)")
     return 0
-
-
-def _action_name(state, action: int) -> str:
-    """The action's name in the position it was played from."""
-    state.undo()
-    try:
-        return state.action_to_string(action)
-    finally:
-        state.apply_unchecked(action)
 
 
 def _write_gif(frames, path: str, fps: float) -> None:
@@ -169,6 +156,13 @@ def _write_gif(frames, path: str, fps: float) -> None:
     os.close(fd)
     images[0].save(tmp, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     os.replace(tmp, path)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from plies.web import serve
+
+    serve(args.host, args.port, args.results)
+    return 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -187,10 +181,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from plies.registration import GYM_IDS
+    from plies.envs.registry import entries
 
-    for game in GAMES:
-        print(f"{game:18s} plies.make({game!r})  gymnasium.make({GYM_IDS[game]!r})")
+    for entry in entries():
+        print(f"{entry.id:18s} plies.make({entry.id!r})  gymnasium.make({entry.gym_id!r})")
     return 0
 
 
@@ -247,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells, "
         "or package.module:Name[:key=value,...] for your own agent class or factory; every spec takes "
         "name=... (to meet copies of an agent). "
-        f"Agents: {', '.join(available_agents())}. Games: {', '.join(GAMES)}.",
+        f"Agents: {', '.join(available_agents())}. Games: {', '.join(game_ids())}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -255,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Two-player games: every pair meets in --games games, seats swapped in "
                        "pairs that share a seed. More players: every rotation of each seating. Without "
                        f"--game and --agents it plays the default: {DEFAULT_TOURNAMENT}.")
-    t.add_argument("--game", help=f"game id ({', '.join(GAMES)})")
+    t.add_argument("--game", help=f"game id ({', '.join(game_ids())})")
     t.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs, e.g. random alphabeta:depth=4")
     t.add_argument("--games", type=int, help="games per pair of agents (two players) or in total (more players)")
     t.add_argument("--seed", type=int, default=0, help="seed of the whole tournament (default 0)")
@@ -272,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--clock", metavar="START+INC",
                    help="time budget per agent and game, e.g. 10+0.25: 10 s, plus 0.25 s a decision; "
                    "over it, the game's rule applies (Dice Wars: the turn ends; others: forfeit)")
+    t.add_argument("--schedule", choices=("rotations", "course"), default="rotations",
+                   help="N-player games: 'course' picks groups as the Dice Wars course did (the agent with "
+                   "fewest games, the one it met least, the rest at random; every rotation of one seating)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_outputs(t)
     t.set_defaults(func=cmd_tournament)
@@ -282,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play one game (use the agent 'human' to play yourself)")
-    p.add_argument("game", help=f"game id ({', '.join(GAMES)})")
+    p.add_argument("game", help=f"game id ({', '.join(game_ids())})")
     p.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="one agent spec per seat")
     p.add_argument("--seed", type=int, default=0, help="seed for dice, set-up and tie-breaks")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)")
@@ -290,6 +287,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="GIF", help="write a replay of the game as an animated GIF")
     p.add_argument("--fps", type=float, default=2.0, help="frames per second of the replay (default 2)")
     p.set_defaults(func=cmd_play)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (extra 'web')",
+                        description="A web app: pick a game and seats (human or agent specs) and play by "
+                        "clicking, watch agents play, replay the games of tournament results files.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--results", nargs="*", default=[], metavar="SQLITE",
+                    help="tournament results files whose games and tables to show")
+    sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")
     s.add_argument("moves", help="the moves so far as 1-based column digits, e.g. 4453 (may be empty: '')")
@@ -307,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "its 95%% interval is within +-WIDTH points or --max-games are played; prints the "
                         "rating (Elo scale, random = 0) and writes a plot. --build replays the ladder's "
                         "round-robin and refits it (the command is stored in the ladder file).")
-    ra.add_argument("--game", required=True, help=f"game id ({', '.join(GAMES)})")
+    ra.add_argument("--game", required=True, help=f"game id ({', '.join(game_ids())})")
     ra.add_argument("--agent", metavar="SPEC", help="the agent to rate")
     ra.add_argument("--width", type=float, default=50.0, help="stop at a 95%% interval of +-WIDTH points (50)")
     ra.add_argument("--max-games", type=int, default=400, help="game budget of the placement (400)")

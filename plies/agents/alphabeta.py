@@ -86,7 +86,7 @@ def _from_table(value, ply):
 def negamax(state, depth, ply, alpha, beta, kernels, evaluate, params, hash_fn, bits, tt_keys,
             tt_values, tt_meta, moves, undo_rows, ret, history, stats):
     """Value of ``state`` (not terminal) for the player to move, searched ``depth`` plies."""
-    legal, apply, undo, returns = kernels[0], kernels[1], kernels[2], kernels[3]
+    legal, apply, undo, returns = kernels.legal_actions, kernels.apply_action, kernels.undo_action, kernels.returns
     stats[VISITED] += 1
     if stats[NODE_LIMIT] > 0 and stats[VISITED] > stats[NODE_LIMIT]:
         stats[ABORTED] = 1
@@ -194,7 +194,7 @@ def search_root(state, depth, kernels, evaluate, params, hash_fn, bits, tt_keys,
     ``root_moves`` gives the order to try (its length is the move count) and receives nothing;
     ``root_values[i]`` receives the value of ``root_moves[i]``. Returns 0, or 1 if aborted.
     """
-    apply, undo, returns = kernels[1], kernels[2], kernels[3]
+    apply, undo, returns = kernels.apply_action, kernels.undo_action, kernels.returns
     me = state[0]
     best = -INF
     for i in range(root_moves.shape[0]):
@@ -234,7 +234,7 @@ class SearchResult:
 
 def resolve_evaluator(state: GameState, eval_name: str):
     """The heuristic kernel named ``eval_name`` (``""``: the game's default; ``none``: zero)."""
-    info = state.info
+    info = state.game
     if eval_name in ("none", "zero") or (not eval_name and not info.default_heuristic):
         return zero_evaluation, None
     name = eval_name or info.default_heuristic
@@ -282,7 +282,7 @@ class AlphaBetaSearch:
         self._history: np.ndarray | None = None
 
     def _prepare(self, state: GameState):
-        info = state.info
+        info = state.game
         if info.has_chance:
             raise ValueError(f"alpha-beta cannot search {info.name}: it has chance nodes; use expectiminimax")
         if state.num_players != 2:
@@ -318,13 +318,13 @@ class AlphaBetaSearch:
         table = self.table
         assert table is not None and self._history is not None
         table.generation += 1
-        kernels = kernel_refs(state.info.kernels)
+        kernels = kernel_refs(state.game.kernels)
         evaluate, hash_fn = eval_ref(evaluate), hash_ref(hash_fn)
         run_root = compiled(search_root)
         array = state.array.copy()
         width = state.max_legal_actions
         moves = np.zeros((depth + 2, width), np.int64)
-        undo_rows = np.zeros((depth + 2, max(1, state.info.undo_size)), np.int64)
+        undo_rows = np.zeros((depth + 2, max(1, state.game.undo_size)), np.int64)
         ret = np.zeros(state.num_players, np.float64)
         stats = np.zeros(9, np.int64)
         stats[USE_TT_MOVE] = int(self.use_table_moves and not self.symmetry)

@@ -22,7 +22,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from plies.envs.core import GameInfo, GameState
+from plies.envs.core import GameState
+from plies.envs.game import Game
 
 
 @runtime_checkable
@@ -40,7 +41,7 @@ class Agent(Protocol):
     def reset(self, seed: int | None = None) -> None: ...
 
 
-REQUIREMENTS: dict[str, tuple[Callable[[GameInfo], bool], str]] = {
+REQUIREMENTS: dict[str, tuple[Callable[[Game], bool], str]] = {
     "no_chance": (lambda info: not info.has_chance, "games without chance nodes"),
     "heuristic": (lambda info: bool(info.heuristics), "games with a heuristic evaluation"),
     "chance_or_heuristic": (
@@ -124,9 +125,9 @@ class BaseAgent:
         self.rng = np.random.default_rng(seed)
 
     @classmethod
-    def game_problem(cls, info: GameInfo) -> str | None:
+    def game_problem(cls, info: Game) -> str | None:
         """Why this agent cannot play the game of ``info`` (None: it can)."""
-        if cls.games is not None and info.name not in cls.games:
+        if cls.games is not None and info.id not in cls.games:
             return f"it plays {', '.join(cls.games)} only"
         for req in cls.requires:
             test, meaning = REQUIREMENTS[req]
@@ -137,19 +138,19 @@ class BaseAgent:
     @classmethod
     def supported_games(cls) -> list[str]:
         """The game ids of this installation the agent can play."""
-        from plies.registration import GAMES, state_class
+        from plies.envs.registry import game_ids, get_game
 
-        return [g for g in GAMES if cls.game_problem(state_class(g).info) is None]
+        return [g for g in game_ids() if cls.game_problem(get_game(g)) is None]
 
     @classmethod
-    def check_game(cls, game: str | GameInfo, agent: str | None = None) -> None:
+    def check_game(cls, game: str | Game, agent: str | None = None) -> None:
         """Raises a ValueError naming the games the agent supports if it cannot play ``game``."""
-        from plies.registration import state_class
+        from plies.envs.registry import get_game
 
-        info = state_class(game).info if isinstance(game, str) else game
+        info = get_game(game) if isinstance(game, str) else game
         problem = cls.game_problem(info)
         if problem is not None:
-            raise ValueError(f"agent {agent or cls.spec_name!r} cannot play {info.name}: {problem} "
+            raise ValueError(f"agent {agent or cls.spec_name!r} cannot play {info.id}: {problem} "
                              f"(games it supports: {', '.join(cls.supported_games()) or 'none'})")
 
     def reset(self, seed: int | None = None) -> None:
@@ -191,9 +192,9 @@ def _checked_init(init: Callable, cls: type) -> Callable:
 def _checked_act(act: Callable) -> Callable:
     @functools.wraps(act)
     def checked(self, state: GameState) -> int:
-        game = state.info.name
+        game = state.game.id
         if game != self._checked_game:
-            type(self).check_game(state.info, self.name)
+            type(self).check_game(state.game, self.name)
             self._checked_game = game
         return act(self, state)
 

@@ -49,8 +49,8 @@ class SolverAgent(BaseAgent):
     def act(self, state: GameState) -> int:
         from plies.envs.connect_four.solver import get_solver
 
-        if state.info.name != "connect_four":
-            raise ValueError(f"the solver agent plays Connect Four, not {state.info.name}")
+        if state.game.id != "connect_four":
+            raise ValueError(f"the solver agent plays Connect Four, not {state.game.id}")
         solver = get_solver(state.width, state.height)  # type: ignore[attr-defined]
         scores = solver.column_scores(state, node_limit=int(self.budget * NODES_PER_SECOND))
         self.last_scores = scores

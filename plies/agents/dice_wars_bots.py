@@ -9,7 +9,7 @@ thousand-game tournaments, and ``play_bot_game`` plays a whole game of bots in c
 (for benchmarks and for fitting the ``win_prob`` model on its own self-play games)::
 
     python -m plies.agents.dice_wars_bots --games 2000 --iterations 3 --seed 0 \
-        --out plies/agents/weights/dice_wars_win_prob.json
+        --out plies/envs/dice_wars/data/win_prob.json
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from plies.agents.base import BaseAgent, Range
-from plies.envs.core import CHANCE, TERMINAL, GameState
+from plies.envs.core import CHANCE, TERMINAL, GameState, draw_outcome
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
 
@@ -32,8 +32,35 @@ DW_ALL_RANDOM = 1
 STRENGTH_DIFF = 2
 SINGLE_TURN = 3
 WIN_PROB = 4
+WPM_C = 5
 
-WEIGHTS_FILE = Path(__file__).parent / "weights" / "dice_wars_win_prob.json"
+# The course's dt.wpm_c model, hard-coded per number of players in the game (2-8): weights of
+# (log(score + 1), log(dice + 1)) for every seat in turn order, the bot's own seat first, no
+# bias. Row p holds the 2p weights of a p-player game, zero-padded.
+_WPM_C_TABLE = {
+    2: (1.30214778, 2.25563871, -1.30214778, -2.25563871),
+    3: (1.03427841, 0.50262886, -0.78619448, -0.31264667, -0.74070513, -0.3344083),
+    4: (1.04279419, 0.25416893, -0.64830571, -0.15321224, -0.64217824, -0.11354054,
+        -0.59113493, -0.19902261),
+    5: (0.88792394, 0.23898045, -0.50630318, -0.10684734, -0.48406202, -0.12877724,
+        -0.48004353, -0.17429738, -0.51195613, -0.12572176),
+    6: (0.84452717, 0.20915755, -0.4275969, -0.12319906, -0.438397, -0.11476484,
+        -0.44610219, -0.10640943, -0.42926595, -0.15994294, -0.40215393, -0.12508173),
+    7: (0.77043331, 0.22744643, -0.34448306, -0.16104125, -0.34304867, -0.16545059,
+        -0.36316993, -0.14238659, -0.37359036, -0.13535348, -0.34917492, -0.13725688,
+        -0.36908313, -0.11803061),
+    8: (0.71518557, 0.2580538, -0.3303392, -0.13374949, -0.3288953, -0.16076534,
+        -0.31261043, -0.14316612, -0.31785557, -0.16003507, -0.31410674, -0.16487769,
+        -0.33290964, -0.12624279, -0.33843017, -0.14888412),
+}
+WPM_C_WEIGHTS = np.zeros((rules.MAX_PLAYERS + 1, 2 * rules.MAX_PLAYERS), np.float64)
+for _players, _weights in _WPM_C_TABLE.items():
+    WPM_C_WEIGHTS[_players, : len(_weights)] = _weights
+# The course's bots read battle odds from a table of the exact odds rounded to 8 decimals.
+COURSE_ATTACK_WIN = np.round(ATTACK_WIN, 8)
+WPM_C_MIN_IMPROVEMENT = -0.05  # an attack that is the best move is made unless it loses more log-odds
+
+WEIGHTS_FILE = Path(__file__).parent.parent / "envs" / "dice_wars" / "data" / "win_prob.json"
 FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
 
 
@@ -90,6 +117,92 @@ def _win_prob_after(state, player, params, src, tgt, won, shares):
 
 
 @njit(cache=True)
+def _wpm_c_log_win(weights, features, players):
+    z = 0.0
+    for i in range(2 * players):
+        z += weights[i] * features[i]
+    return z
+
+
+@njit(cache=True)
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@njit(cache=True)
+def wpm_c_improvements(state, buf, count, out):
+    """dt.wpm_c's estimate for each of the ``count`` attacks in ``buf`` (into ``out``) and for
+    ending the turn (returned): the change of log(estimated win probability) the move brings.
+    The course's quirks are kept: every seat's score feature is the bot's own largest
+    region, the score feature never changes between moves (its record of the largest region
+    stays empty), ending the turn only adds that region to its own dice, and an attack is
+    scored as if its own dice had already received that region too."""
+    n = state[rules.NUM_AREAS]
+    players = state[rules.NUM_PLAYERS]
+    me = state[rules.TURN]
+    weights = WPM_C_WEIGHTS[players]
+    score = rules.largest_region(state, me)
+    log_score = np.log(score + 1.0)
+    features = np.empty(2 * players, np.float64)
+    for k in range(players):
+        features[2 * k] = log_score
+        features[2 * k + 1] = np.log(rules.total_dice(state, (me + k) % players) + 1.0)
+    start = np.log(_sigmoid(_wpm_c_log_win(weights, features, players)))
+    own_dice = rules.total_dice(state, me)
+    saved_own = features[1]
+    features[1] = np.log(own_dice + score + 1.0)
+    end = np.log(_sigmoid(_wpm_c_log_win(weights, features, players))) - start
+    features[1] = saved_own
+    for i in range(count):
+        src = buf[i] // n
+        tgt = buf[i] % n
+        a = state[rules.AREAS + n + src]
+        d = state[rules.AREAS + n + tgt]
+        opponent = state[rules.AREAS + tgt]
+        slot = 2 * ((opponent - me) % players) + 1
+        saved_opponent = features[slot]
+        opponent_dice = rules.total_dice(state, opponent)
+        features[1] = np.log(own_dice + score + 1.0)
+        features[slot] = np.log(opponent_dice - d + 1.0)
+        win = _sigmoid(_wpm_c_log_win(weights, features, players))
+        features[1] = np.log(own_dice + score - a + 1.0 + 1.0)
+        features[slot] = np.log(opponent_dice + 1.0)
+        loss = _sigmoid(_wpm_c_log_win(weights, features, players))
+        features[1] = saved_own
+        features[slot] = saved_opponent
+        p = COURSE_ATTACK_WIN[a, d]
+        out[i] = np.log(win * p + loss * (1.0 - p)) - start
+    return end
+
+
+@njit(cache=True)
+def _wpm_c_action(state, buf, count):
+    """dt.wpm_c's move: the moves ranked by improvement (ending the turn ranked first among
+    equals, attacks in area order); the best attack is made if it is the top move and loses
+    at most 0.05 or comes from an 8-dice area; when ending the turn is the top move, the best
+    attack from an 8-dice area is made anyway."""
+    n = state[rules.NUM_AREAS]
+    end_action = n * n
+    values = np.empty(count, np.float64)
+    end = wpm_c_improvements(state, buf, count, values)
+    best = -1
+    best_full = -1  # best attack from an area with 8 dice
+    for i in range(count):
+        if best < 0 or values[i] > values[best]:
+            best = i
+        if state[rules.AREAS + n + buf[i] // n] == rules.MAX_DICE:
+            if best_full < 0 or values[i] > values[best_full]:
+                best_full = i
+    if values[best] > end:
+        if values[best] >= WPM_C_MIN_IMPROVEMENT or state[rules.AREAS + n + buf[best] // n] == rules.MAX_DICE:
+            return buf[best]
+        return end_action
+    if best_full >= 0:
+        return buf[best_full]
+    return end_action
+
+
+@njit(cache=True)
 def bot_action(state, kind, u, params, buf):
     """The action of bot ``kind`` for the seat to move; ``u`` in [0, 1) breaks ties and
     makes the random choices; ``params`` are the bot's numbers (see the agent classes)."""
@@ -99,6 +212,8 @@ def bot_action(state, kind, u, params, buf):
     if count == 0:
         return end
     player = state[rules.TURN]
+    if kind == WPM_C:
+        return _wpm_c_action(state, buf, count)
     if kind == DW_RANDOM or kind == DW_ALL_RANDOM:
         if kind == DW_RANDOM and state[rules.ATTACKS] >= params[0]:
             return end
@@ -137,18 +252,6 @@ def bot_action(state, kind, u, params, buf):
 
 
 @njit(cache=True)
-def _sample_chance(state, outcomes, probs):
-    count = rules.chance_outcomes(state, outcomes, probs)
-    r = np.random.random()
-    acc = 0.0
-    for i in range(count - 1):
-        acc += probs[i]
-        if r < acc:
-            return outcomes[i]
-    return outcomes[count - 1]
-
-
-@njit(cache=True)
 def play_bot_game(state, kinds, params, seed, record):
     """Play the game in ``state`` to the end with bot ``kinds[seat]`` (``params[seat]``) in
     each seat, random numbers from ``seed``. When ``record`` has rows, it receives one row
@@ -163,7 +266,7 @@ def play_bot_game(state, kinds, params, seed, record):
     last_turn = -1
     while state[0] != TERMINAL:
         if state[0] == CHANCE:
-            action = _sample_chance(state, buf, probs)
+            action = draw_outcome(buf, probs, rules.chance_outcomes(state, buf, probs), np.random.random())
         else:
             seat = state[0]
             if record.shape[0] > 0 and state[rules.TURNS] != last_turn:
@@ -264,7 +367,7 @@ class WinProbAgent(_DiceWarsBot):
     and log(total dice+1) (normalised over the seats alive); makes the attack with the best
     expected own win probability (both battle outcomes weighted) while it beats ending the
     turn by ``margin``. Coefficients default to the fitted ones shipped in
-    plies/agents/weights/dice_wars_win_prob.json."""
+    plies/envs/dice_wars/data/win_prob.json."""
 
     spec_name = "win_prob"
     description = "the course's bot maximising a logistic model's win probability"
@@ -282,12 +385,36 @@ class WinProbAgent(_DiceWarsBot):
         return np.array([*self.coefficients, self.margin], np.float64)
 
 
+class WpmCAgent(_DiceWarsBot):
+    """The course's ``dt.wpm_c``: win-probability maximisation with the course's hard-coded
+    logistic weights for the game's number of players (2-8) over (log(score + 1),
+    log(dice + 1)) of every seat in turn order, its own first, without a bias. Each move's
+    value is the change of log(estimated win probability): an attack weighs the estimates
+    after a won and a lost battle by the battle's odds; ending the turn adds its largest
+    region to its dice. It attacks when the best move is an attack losing at most 0.05 (or
+    from 8 dice); when ending the turn looks best it still attacks from an 8-dice area.
+
+    The course code's quirks are kept as its behaviour: the score of every seat is read from
+    the bot's own regions; the region features never change between moves (the course fills
+    its record of the largest region nowhere); a won or lost attack is scored as if its own
+    dice already included its largest region. plies's ``win_prob`` is an improved bot of the
+    same idea (its own fitted model per seat, with a bias)."""
+
+    spec_name = "wpm_c"
+    description = "the course's dt.wpm_c bot: win-probability maximisation with its fixed weights"
+    kind = WPM_C
+
+    def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
+
+
 BOT_KINDS = {
     "dw_random": (DW_RANDOM, DwRandomAgent),
     "dw_all_random": (DW_ALL_RANDOM, DwAllRandomAgent),
     "strength_diff": (STRENGTH_DIFF, StrengthDiffAgent),
     "single_turn": (SINGLE_TURN, SingleTurnAgent),
     "win_prob": (WIN_PROB, WinProbAgent),
+    "wpm_c": (WPM_C, WpmCAgent),
 }
 
 
@@ -424,7 +551,7 @@ class DwExpectiminimaxAgent(BaseAgent):
         self.last_values: np.ndarray | None = None
 
     def act(self, state: GameState) -> int:
-        from plies.agents.evaluators import evaluator_for
+        from plies.agents.evaluator_specs import evaluator_for
         from plies.agents.expectiminimax import analyse
 
         array = state.array
@@ -440,9 +567,7 @@ class DwExpectiminimaxAgent(BaseAgent):
         if self.eval_name == "net" or self.eval_name.endswith(".pt"):
             # a value network (plies/agents/value_net.py): leaves in one batch; the filter
             # ranks children by a compiled heuristic
-            from plies.agents.value_net import evaluator_for_spec
-
-            evaluator = evaluator_for_spec(state, self.eval_name)
+            evaluator = evaluator_for(state, self.eval_name)
             ranker = evaluator_for(state, self.filter_eval) if self.filter else None
         else:
             evaluator = evaluator_for(state, self.eval_name, **weights)

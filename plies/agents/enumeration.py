@@ -35,7 +35,7 @@ def _record(ret, weight, out):
 
 @njit(types.void(STATE_T, KERNELS_T, _I2, _I2, _F1, types.int64, types.float64, types.boolean, _F1), cache=True)
 def _walk(state, kernels, legal_bufs, undo_rows, ret, ply, weight, uniform, out):
-    legal, apply, undo, returns = kernels[0], kernels[1], kernels[2], kernels[3]
+    legal, apply, undo, returns = kernels.legal_actions, kernels.apply_action, kernels.undo_action, kernels.returns
     if state[0] == TERMINAL:
         returns(state, ret)
         _record(ret, weight, out)
@@ -50,14 +50,14 @@ def _walk(state, kernels, legal_bufs, undo_rows, ret, ply, weight, uniform, out)
 
 
 def _run(state: GameState, uniform: bool) -> np.ndarray:
-    if state.info.has_chance:
-        raise ValueError(f"{state.info.name} has chance nodes; exhaustive enumeration needs a game without")
+    if state.game.has_chance:
+        raise ValueError(f"{state.game.name} has chance nodes; exhaustive enumeration needs a game without")
     depth = state.max_game_length + 1
     legal_bufs = np.zeros((depth, state.max_legal_actions), np.int64)
-    undo_rows = np.zeros((depth, max(1, state.info.undo_size)), np.int64)
+    undo_rows = np.zeros((depth, max(1, state.game.undo_size)), np.int64)
     out = np.zeros(state.num_players + 1, np.float64)
     ret = np.zeros(state.num_players, np.float64)
-    compiled(_walk)(state.array.copy(), kernel_refs(state.info.kernels), legal_bufs, undo_rows, ret, 0, 1.0, uniform, out)
+    compiled(_walk)(state.array.copy(), kernel_refs(state.game.kernels), legal_bufs, undo_rows, ret, 0, 1.0, uniform, out)
     return out
 
 

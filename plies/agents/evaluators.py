@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit, types
 
-from plies.envs.core import EVAL_SIG, EVAL_T, GameState
+from plies.envs.core import EVAL_SIG, EVAL_T
 
 
 @runtime_checkable
@@ -91,21 +91,3 @@ class FunctionEvaluator(BatchEvaluator):
 
     def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
         return np.asarray(self.function(states, seat), np.float64)
-
-
-def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluator:
-    """The game's heuristic ``name`` (its default when empty) as an Evaluator; ``net`` is the
-    game's shipped value network, ``<file>.pt`` a network file (plies/agents/value_net.py)."""
-    info = state.info
-    key = name or info.default_heuristic
-    if key == "net" or key.endswith(".pt"):  # a value network: shipped weights or a file
-        from plies.agents.value_net import evaluator_for_spec
-
-        return evaluator_for_spec(state, key)
-    if key not in info.heuristics:
-        raise ValueError(
-            f"{info.name} has no heuristic {key!r}; heuristics: "
-            f"{', '.join(info.heuristics) or 'none'}"
-        )
-    heuristic = info.heuristics[key]
-    return HeuristicEvaluator(heuristic.kernel, heuristic.params(weights or None), key)

@@ -25,7 +25,10 @@ One compiled search (``search``) serves all games through the kernel bundle (``K
   pass replays the traversal reading those values (the traversal depends only on the compiled
   filter heuristic, never on the leaf values, so both passes visit the same leaves in order).
 
-The search is iterative (an explicit stack of frames): numba cannot cache recursive functions.
+The search is iterative, an explicit stack of frames (``st``, ``kind``, ``order``, ``acc``, ...,
+one row per level), so one compiled function with typed kernel arguments serves every game and
+numba caches it; the steps of the loop are the small functions ``_is_leaf``,
+``_rank_children``, ``_average_in`` and ``_maximise_in``.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, PlayPlan, Range
-from plies.agents.evaluators import Evaluator, HeuristicEvaluator, evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.envs.core import (
     AFTERSTATES_SIG,
     CHANCE,
@@ -93,7 +97,7 @@ def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_
     n = cfg[C_PLAYERS]
     stats[1] += 1
     if st[0] == TERMINAL:
-        kernels[3](st, ret)
+        kernels.returns(st, ret)
         for s in range(n):
             out[s] = ret[s]
         return
@@ -130,15 +134,99 @@ def _heuristic_value(st, evaluate, params, cfg, out):
         out[s] = evaluate(st, s, params)
 
 
+@njit(cache=True, inline="always")
+def _is_leaf(p, no_room, plies_left, chance_run, last_mover, moves_in_row, use_turns, chance_limit, limit):
+    """Whether the node is evaluated instead of expanded: the game is over, the frame stack is
+    full, the plies are used up, a chain of chance nodes is too long, or the mover has made
+    ``limit`` moves in a row this turn (action mode)."""
+    if p == TERMINAL or no_room:
+        return True
+    if p == CHANCE:
+        # turn mode scores afterstates before the roll; action mode resolves the chance event
+        # of the last move first (a battle), up to chance_limit in a row
+        return (use_turns and plies_left <= 0) or (chance_limit > 0 and chance_run >= chance_limit)
+    if plies_left <= 0:
+        return True
+    return limit > 0 and not use_turns and p == last_mover and moves_in_row >= limit
+
+
+@njit(cache=True)
+def _rank_children(s, p, count, turns, rows, acts, scratch, order, kernels, evaluate, params, cfg,
+                   undo, ret, tmp, static, stats):
+    """Orders a player node's children best first for ``p`` by the compiled heuristic (by the
+    returns at terminals): the move filter keeps the first ones, Star1 cuts more after good
+    ones. With a network's leaves the ranking still uses the heuristic, so the collecting and
+    the replaying pass keep the same children."""
+    n = cfg[C_PLAYERS]
+    for k in range(count):
+        if turns:
+            child = rows[k]
+        else:
+            child = scratch
+            child[:] = s
+            kernels.apply_action(child, acts[k], undo)
+        stats[1] += 1
+        if child[0] == TERMINAL:
+            kernels.returns(child, ret)
+            for j in range(n):
+                tmp[j] = ret[j]
+        else:
+            _heuristic_value(child, evaluate, params, cfg, tmp)
+        static[k] = -tmp[p]
+    chosen = np.argsort(static[:count], kind="mergesort")
+    for k in range(count):
+        order[k] = chosen[k]
+
+
+@njit(cache=True, inline="always")
+def _average_in(acc, value, pr, cum, level, prune, root, bound, lo_w, hi_w):
+    """Adds a chance outcome's value, weighted by its probability, to the node's average.
+    With Star1 pruning, returns True when the outcomes left cannot bring the average back
+    inside the window (the average is then replaced by the bound it proved)."""
+    for j in range(acc.shape[0]):
+        acc[j] += pr * value[j]
+    cum[level] += pr
+    if not prune:
+        return False
+    total = acc[root]
+    rest = max(0.0, 1.0 - cum[level]) * bound
+    if total + rest <= lo_w[level]:
+        cut = total + rest  # fails low: an upper bound
+    elif total - rest >= hi_w[level]:
+        cut = total - rest  # fails high: a lower bound
+    else:
+        return False
+    acc[root] = cut
+    acc[1 - root] = -cut
+    return True
+
+
+@njit(cache=True, inline="always")
+def _maximise_in(acc, value, mover, level, prune, root, lo_w, hi_w):
+    """Keeps the child's value if it is the best yet for the mover (MaxN). With pruning, returns
+    True when the node's value already lies outside its window (a cut); at the root, strictly
+    worse moves may be cut but equal ones stay exact, for ties."""
+    if value[mover] > acc[mover]:
+        for j in range(acc.shape[0]):
+            acc[j] = value[j]
+    if not prune:
+        return False
+    v = acc[root]
+    if level == 0:
+        lo_w[0] = max(lo_w[0], v - 1e-9)
+        return False
+    return (mover == root and v >= hi_w[level]) or (mover != root and v <= lo_w[level])
+
+
 @njit(SEARCH_SIG, cache=True)
 def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows, root_paths,
            leaf_states, leaf_values, stats):
     """Expectiminimax from a player node; returns the number of root children, whose values
     are in root_values (and, in turn mode, rows/paths in root_rows/root_paths; in action mode
     root_paths[k, 0] is the k-th child's action). See the module docstring for cfg."""
-    legal = kernels[0]
-    apply = kernels[1]
-    chance = kernels[5]
+    legal = kernels.legal_actions
+    apply = kernels.apply_action
+    chance = kernels.chance_outcomes
     depth = cfg[C_DEPTH]
     use_turns = cfg[C_TURNS] == 1
     limit = cfg[C_LIMIT]
@@ -191,20 +279,8 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
             stats[0] += 1
             s = st[level]
             p = s[0]
-            leaf = False
-            if p == TERMINAL or level + 1 >= levels:
-                leaf = True
-            elif p == CHANCE:
-                # turn mode scores afterstates before the roll; action mode resolves the chance
-                # event of the last move first (a battle), up to chance_limit in a row
-                if use_turns and plies[level] <= 0:
-                    leaf = True
-                elif chance_limit > 0 and chain[level] >= chance_limit:
-                    leaf = True
-            elif plies[level] <= 0:
-                leaf = True
-            elif limit > 0 and not use_turns and p == last[level] and run[level] >= limit:
-                leaf = True
+            leaf = _is_leaf(p, level + 1 >= levels, plies[level], chain[level], last[level], run[level],
+                            use_turns, chance_limit, limit)
             if leaf and level > 0:
                 _leaf_value(s, kernels, evaluate, params, cfg, ret, res[level], leaf_states,
                             leaf_values, stats)
@@ -243,24 +319,8 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
             filtering = keep > 0 and c > keep and plies[level] >= cfg[C_FILTER_FROM]
             ordering = prune and plies[level] >= 2
             if kind[level] != K_CHANCE and (filtering or ordering) and c > 1:
-                for k in range(c):
-                    if kind[level] == K_TURNS:
-                        child = rows[level, k]
-                    else:
-                        child = st[level + 1]
-                        child[:] = s
-                        apply(child, acts[level, k], undo)
-                    stats[1] += 1
-                    if child[0] == TERMINAL:
-                        kernels[3](child, ret)
-                        for j in range(n):
-                            tmp[j] = ret[j]
-                    else:
-                        _heuristic_value(child, evaluate, params, cfg, tmp)
-                    static[k] = -tmp[p]
-                chosen = np.argsort(static[:c], kind="mergesort")
-                for k in range(c):
-                    order[level, k] = chosen[k]
+                _rank_children(s, p, c, kind[level] == K_TURNS, rows[level], acts[level], st[level + 1],
+                               order[level], kernels, evaluate, params, cfg, undo, ret, tmp, static, stats)
                 if filtering:
                     count[level] = keep
             if level == 0:
@@ -295,39 +355,16 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
         if parent < 0:
             break
         if not np.isnan(res[parent + 1, 0]):
-            k = order[parent, nxt[parent] - 1]
+            value = res[parent + 1]
             if kind[parent] == K_CHANCE:
-                pr = probs[parent, k]
-                for j in range(n):
-                    acc[parent, j] += pr * res[parent + 1, j]
-                cum[parent] += pr
-                if prune:
-                    total = acc[parent, root]
-                    rest = max(0.0, 1.0 - cum[parent]) * bound
-                    cut = np.nan
-                    if total + rest <= lo_w[parent]:
-                        cut = total + rest  # fails low: an upper bound
-                    elif total - rest >= hi_w[parent]:
-                        cut = total - rest  # fails high: a lower bound
-                    if not np.isnan(cut):
-                        acc[parent, root] = cut
-                        acc[parent, 1 - root] = -cut
-                        nxt[parent] = count[parent]
+                pr = probs[parent, order[parent, nxt[parent] - 1]]
+                if _average_in(acc[parent], value, pr, cum, parent, prune, root, bound, lo_w, hi_w):
+                    nxt[parent] = count[parent]  # Star1 cut: the rest cannot change the decision
             else:
-                m = mover[parent]
                 if parent == 0:
-                    for j in range(n):
-                        root_values[nxt[parent] - 1, j] = res[parent + 1, j]
-                if res[parent + 1, m] > acc[parent, m]:
-                    for j in range(n):
-                        acc[parent, j] = res[parent + 1, j]
-                if prune:
-                    v = acc[parent, root]
-                    if parent == 0:
-                        # strictly worse root moves may be cut; equal ones stay exact (ties)
-                        lo_w[0] = max(lo_w[0], v - 1e-9)
-                    elif (m == root and v >= hi_w[parent]) or (m != root and v <= lo_w[parent]):
-                        nxt[parent] = count[parent]
+                    root_values[nxt[parent] - 1, :] = value
+                if _maximise_in(acc[parent], value, mover[parent], parent, prune, root, lo_w, hi_w):
+                    nxt[parent] = count[parent]  # alpha-beta cut
         if nxt[parent] < count[parent]:
             k = order[parent, nxt[parent]]
             child_level = parent + 1
@@ -459,7 +496,7 @@ class ExpectiminimaxAgent(BaseAgent):
 
     def search(self, state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """The root's children: (values [children x seats], actions, paths, turn mode)."""
-        type(self).check_game(state.info, self.name)
+        type(self).check_game(state.game, self.name)
         evaluator = self.evaluator or evaluator_for(state, self.eval_name)
         ranker = None
         if self.filter and not isinstance(evaluator, HeuristicEvaluator):
@@ -527,14 +564,14 @@ def analyse(
     applies the filter at the last ply as well (fewer leaves for an expensive evaluator)."""
     if state.current_player < 0:
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
-    turn_kernel = state.info.afterstates
+    turn_kernel = state.game.afterstates
     if turns == "on" and turn_kernel is None:
-        raise ValueError(f"{state.info.name} has no afterstate kernel: use turns=off")
+        raise ValueError(f"{state.game.name} has no afterstate kernel: use turns=off")
     use_turns = turn_kernel is not None and turns != "off"
     kernel = turn_kernel if use_turns else no_turns
     n_players = state.num_players
     width = max(int(state.max_legal_actions), 64)
-    cap = int(state.info.max_afterstates) if use_turns else 1
+    cap = int(state.game.max_afterstates) if use_turns else 1
     path_len = 4 if use_turns else 1
     cfg = np.zeros(CFG_SIZE, np.int64)
     cfg[C_DEPTH] = depth
@@ -542,13 +579,13 @@ def analyse(
     cfg[C_LIMIT] = limit
     cfg[C_FILTER] = filter
     cfg[C_PLAYERS] = n_players
-    cfg[C_ZERO_SUM] = int(state.info.zero_sum and n_players == 2)
+    cfg[C_ZERO_SUM] = int(state.game.zero_sum and n_players == 2)
     cfg[C_LEVELS] = _levels(depth, use_turns, limit, chance_limit)
     cfg[C_WIDTH] = width
     cfg[C_ROOT] = state.current_player
     cfg[C_CHANCE_LIMIT] = chance_limit
     cfg[C_PATH_LEN] = path_len
-    cfg[C_UNDO] = max(1, state.info.undo_size)
+    cfg[C_UNDO] = max(1, state.game.undo_size)
     cfg[C_PRUNE] = int(prune)
     cfg[C_BOUND] = int(np.ceil(state.value_bound))
     cfg[C_FILTER_FROM] = 1 if filter_leaves else 2
@@ -558,7 +595,7 @@ def analyse(
     paths = np.full((children, path_len), -1, np.int64)
     stats = np.zeros(3, np.int64) if stats is None else stats
     stats[:] = 0
-    refs = kernel_refs(state.info.kernels)
+    refs = kernel_refs(state.game.kernels)
     turns_fn = afterstates_ref(kernel)
     run = compiled(search)
     s = state.array.copy()

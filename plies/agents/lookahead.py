@@ -23,7 +23,7 @@ _BUFS_T = types.int64[:, ::1]
 @njit(types.float64(STATE_T, types.int64, types.int64, KERNELS_T, _BUFS_T, _BUFS_T, types.float64[::1]), cache=True)
 def _best_score(state, mover, depth, kernels, legal_bufs, undo_rows, ret):
     """The best score ``mover`` (to move in ``state``) can reach within ``depth`` plies."""
-    legal, apply, undo, returns = kernels[0], kernels[1], kernels[2], kernels[3]
+    legal, apply, undo, returns = kernels.legal_actions, kernels.apply_action, kernels.undo_action, kernels.returns
     n = legal(state, legal_bufs[depth])
     if n == 0:
         return ILLEGAL
@@ -54,7 +54,7 @@ def _best_score(state, mover, depth, kernels, legal_bufs, undo_rows, ret):
     cache=True,
 )
 def _scores_kernel(state, seat, depth, kernels, legal_bufs, undo_rows, ret, out):
-    legal, apply, undo, returns = kernels[0], kernels[1], kernels[2], kernels[3]
+    legal, apply, undo, returns = kernels.legal_actions, kernels.apply_action, kernels.undo_action, kernels.returns
     out[:] = ILLEGAL
     n = legal(state, legal_bufs[depth])
     for i in range(n):
@@ -86,8 +86,8 @@ def scores_for(state: GameState, seat: int, depth: int) -> list[float]:
         raise ValueError("the lookahead player needs a two-player game")
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
-    if state.info.has_chance:
-        raise ValueError(f"the lookahead player cannot search {state.info.name}: it has chance nodes")
+    if state.game.has_chance:
+        raise ValueError(f"the lookahead player cannot search {state.game.name}: it has chance nodes")
     if state.is_terminal():
         result = state.returns()[seat]
         return [WIN if result > 0 else LOSS if result < 0 else ILLEGAL] * state.num_actions
@@ -95,10 +95,10 @@ def scores_for(state: GameState, seat: int, depth: int) -> list[float]:
     array[0] = seat
     size = state.max_legal_actions
     legal_bufs = np.zeros((depth + 1, size), np.int64)
-    undo_rows = np.zeros((depth + 1, max(1, state.info.undo_size)), np.int64)
+    undo_rows = np.zeros((depth + 1, max(1, state.game.undo_size)), np.int64)
     out = np.zeros(state.num_actions, np.float64)
     ret = np.zeros(state.num_players, np.float64)
-    compiled(_scores_kernel)(array, seat, depth, kernel_refs(state.info.kernels), legal_bufs, undo_rows, ret, out)
+    compiled(_scores_kernel)(array, seat, depth, kernel_refs(state.game.kernels), legal_bufs, undo_rows, ret, out)
     return [float(v) for v in out]
 
 

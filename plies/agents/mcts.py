@@ -49,7 +49,8 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, node
     ``nodes`` needs one row per possible node (simulations times the widest branching, plus one,
     is always enough) and ``value_sums`` a row per node with one column per seat.
     """
-    legal, apply, returns, chance_outcomes = kernels[0], kernels[1], kernels[3], kernels[5]
+    legal, apply, returns, chance_outcomes = (kernels.legal_actions, kernels.apply_action, kernels.returns,
+                                              kernels.chance_outcomes)
     np.random.seed(seed)
     num_seats = value_sums.shape[1]
     capacity = nodes.shape[0]
@@ -178,7 +179,7 @@ class MCTSAgent(BaseAgent):
         self.last_visits: dict[int, int] = {}
 
     def _buffers(self, state: GameState) -> tuple:
-        key = (type(state), state.num_players, state.max_legal_actions, state.info.undo_size)
+        key = (type(state), state.num_players, state.max_legal_actions, state.game.undo_size)
         if key not in self._arrays:
             capacity = self.simulations * state.max_legal_actions + 1
             self._arrays[key] = (
@@ -186,7 +187,7 @@ class MCTSAgent(BaseAgent):
                 np.zeros((capacity, state.num_players), np.float64),
                 np.zeros(state.num_players, np.float64),
                 np.zeros(state.max_legal_actions, np.int64),
-                np.zeros(max(1, state.info.undo_size), np.int64),
+                np.zeros(max(1, state.game.undo_size), np.int64),
                 np.zeros(state.max_legal_actions, np.float64),
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(state.max_legal_actions, np.int64),
@@ -201,7 +202,7 @@ class MCTSAgent(BaseAgent):
         cap = self.rollout_cap or state.max_game_length
         seed = int(self.rng.integers(2**31))
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
-                                  kernel_refs(state.info.kernels), nodes, sums, ret, legal,
+                                  kernel_refs(state.game.kernels), nodes, sums, ret, legal,
                                   undo_row, probs, actions, visits)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits

@@ -44,6 +44,13 @@ AGENTS: dict[str, str] = {
     "strength_diff": "plies.agents.dice_wars_bots:StrengthDiffAgent",
     "single_turn": "plies.agents.dice_wars_bots:SingleTurnAgent",
     "win_prob": "plies.agents.dice_wars_bots:WinProbAgent",
+    "wpm_c": "plies.agents.dice_wars_bots:WpmCAgent",
+    # the course framework's names for its bots (docs/dice_wars.md)
+    "dt.rand": "plies.agents.dice_wars_bots:DwAllRandomAgent",
+    "dt.sdc": "plies.agents.dice_wars_bots:StrengthDiffAgent",
+    "dt.ste": "plies.agents.dice_wars_bots:SingleTurnAgent",
+    "dt.wpm_c": "plies.agents.dice_wars_bots:WpmCAgent",
+    "xlogin00": "plies.agents.dice_wars_bots:DwRandomAgent",
     "dw_expectiminimax": "plies.agents.dice_wars_bots:DwExpectiminimaxAgent",
 }
 """Agent name -> ``module:class`` of the shipped agents."""
@@ -329,6 +336,6 @@ def describe(game: str | None = None) -> str:
 
 
 def _info(game: str):
-    from plies.registration import state_class
+    from plies.envs.registry import get_game
 
-    return state_class(game).info
+    return get_game(game)

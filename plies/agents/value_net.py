@@ -456,8 +456,3 @@ def net_evaluator(game: str, path: str | Path | None = None, threads: int | None
 
 def is_net_spec(name: str) -> bool:
     return name == "net" or name.endswith(".pt")
-
-
-def evaluator_for_spec(state, name: str) -> NetEvaluator:
-    """``eval=net`` / ``eval=<file>.pt`` of an agent spec, for ``state``'s game."""
-    return net_evaluator(state.info.name, None if name == "net" else name)

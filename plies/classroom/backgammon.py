@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from plies.agents.evaluators import HeuristicEvaluator, evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.evaluators import HeuristicEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent
 from plies.envs.backgammon import BackgammonState
 from plies.envs.core import Heuristic, sample_chance

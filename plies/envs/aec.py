@@ -8,10 +8,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from plies.envs.core import GameState, sample_chance
+from plies.envs.core import GameState
+from plies.envs.loop import DEFAULT_ILLEGAL_ACTION, GameLoop, check_illegal_action
 from plies.envs.render import render_state
 
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
 ACTION_MASK_MODES = ("observation", "info")
 
 
@@ -19,14 +19,19 @@ class TurnBasedEnv(AECEnv):
     """A PettingZoo AEC environment over any plies GameState.
 
     Agents are ``player_0 .. player_{n-1}`` (seat order). Observations are dicts with the
-    game's ``observation`` (float32) and an ``action_mask`` (int8); with
-    ``action_mask="info"`` the observation is the plain float32 array (a Box, which SuperSuit's
-    observation wrappers accept) and the mask is ``infos[agent]["action_mask"]``. Rewards come at the end
-    of the game from the state's returns. Chance nodes (dice) are resolved inside ``step``
-    and ``reset`` from the env's seeded generator. A game longer than ``max_game_length``
-    decisions is truncated with zero rewards. ``illegal_action="raise"`` (default) raises a
-    ``ValueError`` naming the legal actions; ``"penalize"`` ends the game with -1 for the
-    offender and 0 for everyone else, as PettingZoo's classic environments do.
+    game's ``observation`` (float32, bounded by the game's ``observation_bounds``) and an
+    ``action_mask`` (int8); with ``action_mask="info"`` the observation is the plain float32
+    array (a Box, which SuperSuit's observation wrappers accept) and the mask is
+    ``infos[agent]["action_mask"]``. Rewards come at the end of the game from the state's
+    returns. Games are played by ``plies.envs.loop.GameLoop``: chance nodes (dice) are resolved
+    inside ``step`` and ``reset`` from the env's seeded generator, a game longer than
+    ``max_game_length`` decisions is truncated with zero rewards, actions must be integers in
+    range, and ``illegal_action`` is the policy of every plies env (``"raise"``, the default,
+    or ``"penalize"``: the offender forfeits, -1, the others share +1).
+
+    The position is ``env.game_state`` (a GameState). ``env.state()`` is PettingZoo's global
+    view: the full-information observation (every game here has perfect information), seen
+    from seat 0, followed by a one-hot of the seat to move (all zeros once the game is over).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False}
@@ -35,7 +40,7 @@ class TurnBasedEnv(AECEnv):
         self,
         state_cls: type[GameState],
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
         max_game_length: int | None = None,
         action_mask: str = "observation",
         **options: Any,
@@ -50,32 +55,35 @@ class TurnBasedEnv(AECEnv):
             raise ValueError(
                 f"unknown render_mode {render_mode!r}; modes: {', '.join(self.metadata['render_modes'])}"
             )
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"unknown illegal_action {illegal_action!r}; choose one of {', '.join(ILLEGAL_ACTION_MODES)}"
-            )
         self.state_cls = state_cls
         self.options = dict(options)
         self.render_mode = render_mode
-        self.illegal_action = illegal_action
+        self.illegal_action = check_illegal_action(illegal_action)
         self.np_random = np.random.default_rng()
-        self.state: GameState = state_cls.initial(self.np_random, **options)
-        self.max_game_length = max_game_length or self.state.max_game_length
-        name = state_cls.info.name
+        self.game_state: GameState = state_cls.initial(self.np_random, **options)
+        self.max_game_length = max_game_length or self.game_state.max_game_length
+        self.loop = GameLoop(self.game_state, self.np_random, self.max_game_length, self.illegal_action)
+        name = state_cls.game.id
         self.metadata = dict(self.metadata, name=f"{name}_v0")
-        n = self.state.num_players
+        n = self.game_state.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        low, high = self.state.observation_bounds
-        num_actions = self.state.num_actions
-        box = spaces.Box(low, high, self.state.observation_shape, np.float32)
+        low, high = self.game_state.observation_bounds
+        num_actions = self.game_state.num_actions
+        box = spaces.Box(low, high, self.game_state.observation_shape, np.float32)
         obs_space = box if self.mask_in_info else spaces.Dict(
             {"observation": box, "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        state_size = int(np.prod(self.game_state.observation_shape)) + n
+        self.state_space = spaces.Box(min(low, 0.0), max(high, 1.0), (state_size,), np.float32)
         self.agents: list[str] = []
-        self.decisions = 0
+
+    @property
+    def decisions(self) -> int:
+        """Decisions played in the current game."""
+        return self.loop.decisions
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -88,22 +96,30 @@ class TurnBasedEnv(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         return self._seat[agent]
 
+    def state(self) -> np.ndarray:
+        """The global view: seat 0's observation (flattened) and a one-hot of the seat to move."""
+        game = self.game_state
+        to_move = np.zeros(game.num_players, np.float32)
+        if game.current_player >= 0:
+            to_move[game.current_player] = 1.0
+        return np.concatenate([game.observation(0).ravel(), to_move])
+
     # ----- the game loop -----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self.np_random = np.random.default_rng(seed)
-        self.state = self.state_cls.initial(self.np_random, **self.options)
+        self.game_state = self.state_cls.initial(self.np_random, **self.options)
+        self.loop = GameLoop(self.game_state, self.np_random, self.max_game_length, self.illegal_action)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.decisions = 0
-        self._resolve_chance()
-        self.agent_selection = self.possible_agents[max(0, self.state.current_player)]
-        if self.state.is_terminal():
-            self._finish(self.state.returns())
+        self.loop.start()
+        self.agent_selection = self.possible_agents[max(0, self.game_state.current_player)]
+        if self.game_state.is_terminal():
+            self._finish()
         self._update_mask_infos()
 
     def _update_mask_infos(self) -> None:
@@ -112,12 +128,9 @@ class TurnBasedEnv(AECEnv):
         for agent in self.agents:
             self.infos[agent]["action_mask"] = self._mask_for(agent)
 
-    def _resolve_chance(self) -> None:
-        state = self.state
-        while state.is_chance_node():
-            state.apply_unchecked(sample_chance(state, self.np_random))
-
-    def _finish(self, rewards: np.ndarray, truncated: bool = False) -> None:
+    def _finish(self) -> None:
+        rewards = self.loop.returns()
+        truncated = self.loop.truncated
         for agent in self.agents:
             self.rewards[agent] = float(rewards[self._seat[agent]])
             if truncated:
@@ -127,44 +140,33 @@ class TurnBasedEnv(AECEnv):
         self._accumulate_rewards()
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise ValueError("the game is over and every agent has left: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
-        if action is None or not state.is_legal(int(action)):
-            if self.illegal_action == "raise":
-                if action is None:
-                    raise ValueError(f"{agent} must act: step(None) is only for finished agents")
-                raise ValueError(f"{agent}: " + state._illegal_message(int(action)))
-            penalty = np.zeros(state.num_players)
-            penalty[self._seat[agent]] = -1.0
-            self._clear_rewards()
-            self.infos[agent] = {"illegal_action": action}
-            self._finish(penalty)
-            return
+        loop = self.loop
         self._clear_rewards()
-        state.apply_unchecked(int(action))
-        self.decisions += 1
-        self._resolve_chance()
-        if state.is_terminal():
-            self._finish(state.returns())
-        elif self.decisions >= self.max_game_length:
-            self._finish(np.zeros(state.num_players), truncated=True)
+        if not loop.play(action):
+            self.infos[agent] = {"illegal_action": int(action)}
+            self._finish()
+        elif loop.finished:
+            self._finish()
         else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._update_mask_infos()
         if self.render_mode == "human":
             self.render()
 
     def _mask_for(self, agent: str) -> np.ndarray:
-        state = self.state
+        state = self.game_state
         if state.current_player == self._seat[agent] and not (self.terminations[agent] or self.truncations[agent]):
             return state.action_mask()
         return np.zeros(state.num_actions, np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
-        observation = self.state.observation(self._seat[agent])
+        observation = self.game_state.observation(self._seat[agent])
         if self.mask_in_info:
             return observation
         return {"observation": observation, "action_mask": self._mask_for(agent)}
@@ -179,7 +181,11 @@ class TurnBasedEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        return render_state(self.state, self.render_mode)
+        return render_state(self.game_state, self.render_mode)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows the environment as its current position."""
+        return self.state.svg()
 
     def close(self) -> None:
         pass

@@ -14,9 +14,9 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -24,11 +24,19 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
+if TYPE_CHECKING:
+    from plies.envs.game import Game
+
 # kernels passed as first-class functions are the design, not an experiment to be warned about
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 CHANCE = -1
 TERMINAL = -4
+
+# The one result convention: a game's ``result`` slot holds ONGOING while it runs, then the
+# winning seat, or NO_WINNER for a draw or a game cancelled by its rules (all returns 0).
+ONGOING = -1
+NO_WINNER = -2
 
 STATE_T = types.int64[::1]
 ACTIONS_T = types.int64[::1]
@@ -58,23 +66,32 @@ positions of the roll or turn being played, with one action sequence (-1 padded)
 EVAL_SIG = types.float64(STATE_T, types.int64, PARAMS_T)
 """evaluate(state, seat, params) -> heuristic value of a non-terminal state for seat."""
 
-KERNELS_T = types.Tuple(
-    (
-        types.FunctionType(LEGAL_SIG),
-        types.FunctionType(APPLY_SIG),
-        types.FunctionType(UNDO_SIG),
-        types.FunctionType(RETURNS_SIG),
-        types.FunctionType(HASH_SIG),
-        types.FunctionType(CHANCE_SIG),
-    )
-)
+RESET_SIG = types.void(STATE_T, types.uint64[::1], types.int64, ACTIONS_T)
+"""batch_reset(state, rng, game, scratch): the batched env's hook after a finished game's row
+is copied back from its start row (games with random set-ups deal them anew here), drawing
+from ``rng[game]`` with ``plies.envs.batching.random_below``."""
+
+
+class Kernels(NamedTuple):
+    """The rules kernels every search takes, by name (numba types it as ``KERNELS_T``)."""
+
+    legal_actions: Callable
+    apply_action: Callable
+    undo_action: Callable
+    returns: Callable
+    hash: Callable
+    chance_outcomes: Callable
+
+
+_KERNEL_SIGS = Kernels(LEGAL_SIG, APPLY_SIG, UNDO_SIG, RETURNS_SIG, HASH_SIG, CHANCE_SIG)
+KERNELS_T = types.NamedTuple(tuple(types.FunctionType(sig) for sig in _KERNEL_SIGS), Kernels)
 EVAL_T = types.FunctionType(EVAL_SIG)
 
 
 @njit(cache=True)
 def two_player_returns(result: int, out: np.ndarray) -> None:
-    """Returns of a two-player game from its result: the winning seat (0 or 1) gets +1 and the
-    other -1; anything else (a draw, or no result yet) gives 0 to both."""
+    """Returns of a two-player game from its result slot: the winning seat (0 or 1) gets +1 and
+    the other -1; ``NO_WINNER`` (a draw) or ``ONGOING`` gives 0 to both."""
     out[0] = 0.0
     out[1] = 0.0
     if result == 0 or result == 1:
@@ -106,13 +123,10 @@ class KernelRef(WrapperAddressProtocol):
         return self.kernel(*args)
 
 
-_KERNEL_SIGS = (LEGAL_SIG, APPLY_SIG, UNDO_SIG, RETURNS_SIG, HASH_SIG, CHANCE_SIG)
-
-
 @cache
-def kernel_refs(kernels: Kernels) -> tuple[KernelRef, ...]:
-    """The kernels of a game as the tuple generic searches take (``KERNELS_T``)."""
-    return tuple(KernelRef(k, sig) for k, sig in zip(kernels, _KERNEL_SIGS))
+def kernel_refs(kernels: Kernels) -> Kernels:
+    """The kernels of a game as the named tuple generic searches take (``KERNELS_T``)."""
+    return Kernels(*(KernelRef(k, sig) for k, sig in zip(kernels, _KERNEL_SIGS)))
 
 
 @cache
@@ -135,20 +149,51 @@ def compiled(function: Callable) -> Callable:
     """The compiled entry point of a search with one explicit signature, called without
     numba's per-call type dispatch (which re-types the kernel tuple at every call).
 
-    The entry point does not check argument types, so the first calls of each function are
-    checked against its signature here: a wrong buffer type fails loudly, not silently."""
+    The entry point itself checks nothing, so every call is checked here against the
+    signature with plain isinstance tests (well under a microsecond per argument): a wrong
+    buffer fails with a TypeError instead of reaching machine code."""
     return _CheckedEntry.of(function)
+
+
+def _argument_check(expected: Any) -> Callable[[Any], bool]:
+    if isinstance(expected, types.Array):
+        dtype = np.dtype(str(expected.dtype))
+        ndim = expected.ndim
+        contiguous = expected.layout == "C"
+
+        def check_array(arg: Any) -> bool:
+            return (type(arg) is np.ndarray and arg.dtype == dtype and arg.ndim == ndim
+                    and (not contiguous or arg.flags.c_contiguous))
+
+        return check_array
+    if isinstance(expected, types.UniTuple) and isinstance(expected.dtype, types.Array):
+        inner = _argument_check(expected.dtype)
+        count = expected.count
+        return lambda arg: type(arg) is tuple and len(arg) == count and all(inner(a) for a in arg)
+    if isinstance(expected, types.Boolean):
+        return lambda arg: isinstance(arg, (bool, np.bool_))
+    if isinstance(expected, types.Integer):
+        return lambda arg: isinstance(arg, (int, np.integer)) and not isinstance(arg, (bool, np.bool_))
+    if isinstance(expected, types.Float):
+        return lambda arg: isinstance(arg, (int, float, np.integer, np.floating)) and not isinstance(arg, bool)
+    if isinstance(expected, types.FunctionType):
+        signature = expected.signature
+        return lambda arg: isinstance(arg, KernelRef) and arg.signature() == signature
+    if isinstance(expected, types.BaseTuple):  # a kernel bundle
+        parts = [_argument_check(t) for t in expected.types]
+        return lambda arg: isinstance(arg, tuple) and len(arg) == len(parts) and all(
+            check(a) for check, a in zip(parts, arg))
+    raise TypeError(f"compiled(): no argument check for {expected}")
 
 
 class _CheckedEntry:
     _instances: dict[Any, _CheckedEntry] = {}
-    CHECKED_CALLS = 3
 
     def __init__(self, function: Callable) -> None:
         self.signature = function.signatures[0]
         self.entry = function.overloads[self.signature].entry_point
         self.name = function.__name__
-        self.checks_left = self.CHECKED_CALLS
+        self.checks = tuple(_argument_check(t) for t in self.signature)
 
     @classmethod
     def of(cls, function: Callable) -> _CheckedEntry:
@@ -157,38 +202,15 @@ class _CheckedEntry:
         return cls._instances[function]
 
     def __call__(self, *args: Any) -> Any:
-        if self.checks_left:
-            self._check(args)
-            self.checks_left -= 1
+        checks = self.checks
+        if len(args) != len(checks):
+            raise TypeError(f"{self.name} takes {len(checks)} arguments, got {len(args)}")
+        for i, (check, arg) in enumerate(zip(checks, args)):
+            if not check(arg):
+                raise TypeError(f"{self.name}: argument {i} should be {self.signature[i]}, got "
+                                f"{type(arg).__name__}" + (f" of {arg.dtype}, {arg.ndim}-d"
+                                                           if isinstance(arg, np.ndarray) else ""))
         return self.entry(*args)
-
-    def _check(self, args: tuple) -> None:
-        from numba import typeof
-
-        if len(args) != len(self.signature):
-            raise TypeError(f"{self.name} takes {len(self.signature)} arguments, got {len(args)}")
-        for i, (arg, expected) in enumerate(zip(args, self.signature)):
-            if isinstance(expected, (types.BaseTuple, types.FunctionType)):
-                continue  # kernel references carry their own signatures
-            got = typeof(arg)
-            if isinstance(expected, types.Array):
-                ok = isinstance(got, types.Array) and got.dtype == expected.dtype and got.ndim == expected.ndim and (
-                    expected.layout == "A" or got.layout == expected.layout)
-            else:
-                ok = isinstance(got, (types.Integer, types.Float, types.Boolean)) or got == expected
-            if not ok:
-                raise TypeError(f"{self.name}: argument {i} should be {expected}, got {got}")
-
-
-class Kernels(NamedTuple):
-    """A game's compiled rules, in the order of ``KERNELS_T``."""
-
-    legal_actions: Callable
-    apply_action: Callable
-    undo_action: Callable
-    returns: Callable
-    hash: Callable
-    chance_outcomes: Callable
 
 
 @dataclass(frozen=True)
@@ -215,34 +237,18 @@ class Heuristic:
         return np.array([values[n] for n in self.param_names], np.float64)
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    """Static facts about a game that generic code needs."""
-
-    name: str
-    kernels: Kernels
-    undo_size: int
-    has_chance: bool = False
-    zero_sum: bool = True
-    heuristics: dict[str, Heuristic] = field(default_factory=dict)
-    default_heuristic: str = ""
-    canonical_hash: Callable | None = None  # hash over symmetric positions, if the game has one
-    apply_and_list: Callable | None = None  # STEP_SIG kernel: apply, then list the legal actions
-    afterstates: Callable | None = None  # AFTERSTATES_SIG kernel, for turn-by-turn search
-    max_afterstates: int = 4096  # rows the afterstate kernel may need
-
-
 class GameState:
     """A position of a game, with the operations agents, environments and training use.
 
-    Subclasses set ``info`` and implement the game-specific parts: construction, observation,
-    text in and out, action names and rendering. Everything else is generic over the kernels.
+    Subclasses implement the game-specific parts (construction, text in and out, action names,
+    rendering); the game's ``Game`` declaration (``plies.envs.game``) binds itself to the class
+    as ``game``. Everything else is generic over the game's kernels.
     """
 
-    info: ClassVar[GameInfo]
+    game: ClassVar[Game]
     __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal", "_width")
 
-    # compiled entry points of the kernels, bound once per game class (see ``compiled``)
+    # the kernels, bound once per game class by ``bind_game``
     _legal_fn: ClassVar[Callable]
     _apply_fn: ClassVar[Callable]
     _undo_fn: ClassVar[Callable]
@@ -250,17 +256,27 @@ class GameState:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        info = cls.__dict__.get("info")
-        if info is not None:
-            # plain dispatchers: with array arguments only, numba's own dispatch is cheap
-            cls._legal_fn = staticmethod(info.kernels.legal_actions)
-            cls._apply_fn = staticmethod(info.kernels.apply_action)
-            cls._undo_fn = staticmethod(info.kernels.undo_action)
-            cls._step_fn = staticmethod(info.apply_and_list) if info.apply_and_list else None
         # states built by writing into the array must not keep a stale cache
         for name in ("from_string", "initial"):
             if name in cls.__dict__:
                 cls._wrap_constructor(name)
+
+    @classmethod
+    def bind_game(cls, game: Game) -> None:
+        """Called by ``Game`` once: the class plays this game from now on."""
+        if "game" in cls.__dict__ and cls.__dict__["game"] is not game:
+            raise ValueError(f"{cls.__name__} already plays {cls.__dict__['game'].id!r}")
+        cls.game = game
+        # plain dispatchers: with array arguments only, numba's own dispatch is cheap
+        cls._legal_fn = staticmethod(game.kernels.legal_actions)
+        cls._apply_fn = staticmethod(game.kernels.apply_action)
+        cls._undo_fn = staticmethod(game.kernels.undo_action)
+        cls._step_fn = staticmethod(game.apply_and_list) if game.apply_and_list else None
+
+    @property
+    def info(self) -> Game:
+        """The game's declaration (older name of ``game``)."""
+        return self.game
 
     @classmethod
     def _wrap_constructor(cls, name: str) -> None:
@@ -340,13 +356,16 @@ class GameState:
         return player == CHANCE
 
     def legal_actions(self) -> np.ndarray:
-        """The legal actions (at a chance node: the outcomes), ascending, as an int64 array.
-
-        The array is shared with the state's cache: treat it as read-only."""
+        """The legal actions (at a chance node: the outcomes) as an int64 array, distinct, in
+        the game's order (ascending, except where a game lists likely-best moves first, as
+        backgammon does for its searches). The array is the state's cache, so it is
+        read-only: copy it to change it."""
         legal = self._legal
         if legal is None:
             out = np.empty(self._width, np.int64)
-            legal = self._legal = out[: self._legal_fn(self._s, out)]
+            legal = out[: self._legal_fn(self._s, out)]
+            legal.flags.writeable = False
+            self._legal = legal
         return legal
 
     def action_mask(self) -> np.ndarray:
@@ -355,7 +374,7 @@ class GameState:
         return mask
 
     def is_legal(self, action: int) -> bool:
-        return action in self.legal_actions().tolist()
+        return action_index(action) in self.legal_actions().tolist()
 
     def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
         """Outcome actions and their probabilities at a chance node."""
@@ -363,23 +382,24 @@ class GameState:
             raise ValueError("chance_outcomes() needs a chance node; this state is not one")
         buf = self._buffers[0]
         probs = self._buffers[1]
-        n = self.info.kernels.chance_outcomes(self._s, buf, probs)
+        n = self.game.kernels.chance_outcomes(self._s, buf, probs)
         return buf[:n].copy(), probs[:n].copy()
 
     def apply(self, action: int) -> None:
         """Play ``action`` (a move, or a chance outcome at a chance node). Checked."""
-        action = int(action)
-        if not self.is_legal(action):
+        action = action_index(action)
+        if action not in self.legal_actions().tolist():
             raise ValueError(self._illegal_message(action))
         self.apply_unchecked(action)
 
     def apply_unchecked(self, action: int) -> None:
-        """Play ``action`` without the legality check (for callers that took it from the mask)."""
+        """Play ``action`` without the legality check, for callers that took it from
+        ``legal_actions()`` themselves: an action that is not legal corrupts the state."""
         actions = self._actions
         n = len(actions)
         rows = self._undo_rows
         if n == len(rows):  # grow geometrically: short games allocate little
-            rows.extend(np.zeros((max(8, n), max(1, self.info.undo_size)), np.int64))
+            rows.extend(np.zeros((max(8, n), max(1, self.game.undo_size)), np.int64))
         step = self._step_fn
         if step is None:
             self._apply_fn(self._s, action, rows[n])
@@ -388,7 +408,9 @@ class GameState:
             out = np.empty(self._width, np.int64)
             code = step(self._s, action, rows[n], out)
             self._player = (code & 15) - 4
-            self._legal = out[: code >> 4]
+            legal = out[: code >> 4]
+            legal.flags.writeable = False
+            self._legal = legal
         actions.append(action)
 
     def undo(self) -> None:
@@ -408,7 +430,7 @@ class GameState:
         """One float per seat: the final result at a terminal state, zeros before."""
         out = np.zeros(self.num_players, np.float64)
         if self.is_terminal():
-            self.info.kernels.returns(self._s, out)
+            self.game.kernels.returns(self._s, out)
         return out
 
     def clone(self) -> GameState:
@@ -459,7 +481,7 @@ class GameState:
         return self._s.copy()
 
     def hash(self) -> int:
-        return int(self.info.kernels.hash(self._s))
+        return int(self.game.kernels.hash(self._s))
 
     def _illegal_message(self, action: int) -> str:
         if self.is_terminal():
@@ -470,10 +492,19 @@ class GameState:
         who = "chance" if self.is_chance_node() else f"player {self.current_player}"
         return f"action {action} is illegal for {who} here; legal actions: {names}{more}"
 
-    # ----- game-specific parts -----------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
-        """A float32 array describing the position from ``seat``'s point of view."""
-        raise NotImplementedError
+        """A float32 array of ``observation_shape`` describing the position from ``seat``'s
+        point of view (the game's ``observe`` kernel; its docs page says what each entry is)."""
+        seat = action_index(seat, "seat")
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat {seat} is not a seat of this {self.num_players}-player game "
+                             f"(seats 0..{self.num_players - 1})")
+        shape = self.observation_shape
+        out = np.empty(int(np.prod(shape)), np.float32)
+        self.game.observe(self._s, seat, out)
+        return out.reshape(shape)
+
+    # ----- game-specific parts -----------------------------------------------------------
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -517,9 +548,21 @@ class GameState:
         it (a game where the turn simply ends), or None: the player forfeits the game."""
         return None
 
+    def svg(self, **options: Any) -> str:
+        """The position as an SVG document, drawn by the game's declared ``draw`` function
+        (options depend on the game, e.g. backgammon's ``viewer``)."""
+        if self.game.draw is None:
+            raise NotImplementedError(f"{self.game.id} declares no drawing")
+        return self.game.draw(self, **options)
+
+    def _repr_svg_(self) -> str:  # Jupyter shows states as their drawing
+        return self.svg()
+
     def render_rgb(self) -> np.ndarray:
-        """An RGB picture of the position (H x W x 3 uint8)."""
-        raise NotImplementedError
+        """An RGB picture of the position (H x W x 3 uint8): ``svg()`` rasterised."""
+        from plies.envs.drawing import rasterise
+
+        return rasterise(self.svg())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.from_string({self.to_string()!r})"
@@ -539,18 +582,38 @@ def _buffers_for(cls: type, size: int) -> tuple[np.ndarray, np.ndarray]:
     return _BUFFER_CACHE[key]
 
 
-def no_chance_outcomes(state: np.ndarray, outcomes: np.ndarray, probs: np.ndarray) -> int:
-    """chance_outcomes for games without chance (compiled by each game with CHANCE_SIG)."""
-    return 0
+@njit(cache=True)
+def draw_outcome(outcomes, probs, count, u):
+    """The one chance sampler: the first of ``count`` outcomes whose cumulative probability
+    exceeds ``u`` (uniform in [0, 1)) times their total. Compiled code (the batched envs, the
+    Dice Wars bots' fast games, training) and ``sample_chance`` all draw through it."""
+    total = 0.0
+    for k in range(count):
+        total += probs[k]
+    target = u * total
+    acc = 0.0
+    for k in range(count - 1):
+        acc += probs[k]
+        if target < acc:
+            return outcomes[k]
+    return outcomes[count - 1]
 
 
 def sample_chance(state: GameState, rng: np.random.Generator) -> int:
     """Draw a chance outcome of ``state`` by its probability (one uniform draw from ``rng``;
     far cheaper than ``rng.choice(p=...)``, which matters where every die is a chance node)."""
     outcomes, probs = state.chance_outcomes()
-    cumulative = np.cumsum(probs)
-    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-    return int(outcomes[min(index, len(outcomes) - 1)])
+    return int(draw_outcome(outcomes, probs, len(outcomes), rng.random()))
+
+
+def action_index(value: Any, what: str = "action") -> int:
+    """``value`` as a Python int, if it is a Python or numpy integer (not a bool): floats,
+    strings and bools are refused rather than truncated or parsed."""
+    if type(value) is int:
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
 
 
 def check_options(game: str, given: dict[str, Any], allowed: Sequence[str]) -> None:

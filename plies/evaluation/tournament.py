@@ -21,6 +21,7 @@ from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
 from plies.agents.wrappers import checked_action
 from plies.envs.core import GameState, sample_chance
+from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.registration import state_class
 
@@ -37,9 +38,10 @@ class TournamentConfig:
     focus: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     clock: tuple[float, float] | None = None  # seconds at the start, seconds added per decision
+    schedule: str = "rotations"  # or "course": plies.evaluation.schedules.course_schedule
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        fields = {
             "clock": list(self.clock) if self.clock else None,
             "game": self.game,
             "agents": list(self.agents),
@@ -49,13 +51,12 @@ class TournamentConfig:
             "focus": self.focus,
             "options": self.options,
         }
+        if self.schedule != "rotations":  # stored tournaments from before the option still match
+            fields["schedule"] = self.schedule
+        return fields
 
 
-@dataclass(frozen=True)
-class ScheduledGame:
-    index: int
-    seed: int  # decides the set-up, the opening plies, the dice and the agents' tie-breaks
-    seats: tuple[str, ...]
+SCHEDULES = ("rotations", "course")
 
 
 def _num_players(config: TournamentConfig) -> int:
@@ -70,7 +71,12 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     share a seed and play every rotation of one seating; the seating is the agents themselves
     when there are exactly as many as seats, otherwise the ``focus`` agent (if any) plus
     opponents drawn from the rest, seeded. ``games`` is then the total number of games.
+    ``config.schedule == "course"``: ``schedules.course_schedule`` instead.
     """
+    if config.schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
+    if config.schedule == "course":
+        return course_schedule(config.agents, _num_players(config), config.games, config.seed, config.focus)
     agents = list(config.agents)
     if len(set(agents)) != len(agents):
         raise ValueError("each agent spec may appear once; give a copy a different name")
@@ -140,6 +146,7 @@ def _decide(agent: Any, state: GameState, spec: str, limit: float | None) -> int
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
     return checked_action(spec, action, state.action_mask().astype(bool))
+_plan = schedule  # run_tournament's parameter `schedule` hides the function's name
 
 
 def play_game(
@@ -341,18 +348,21 @@ def run_tournament(
     progress: bool = True,
     backend: str = "process",
     clock: tuple[float, float] | None = None,
+    schedule: str = "rotations",
 ) -> TournamentResult:
     """Play a tournament; every finished game is stored at once when ``results`` is given,
     and ``resume=True`` skips the games that file already holds. ``clock=(start, increment)``
     gives each agent a time budget (seconds) per game; what happens to an agent over it is
-    the game's rule (``GameState.timeout_action``: its turn ends, or it forfeits)."""
+    the game's rule (``GameState.timeout_action``: its turn ends, or it forfeits).
+    ``schedule="course"`` plays the Dice Wars course's schedule (plies.evaluation.schedules)
+    instead of ``schedule``'s default rotations."""
     from tqdm.auto import tqdm
 
     for spec in agents:  # fail early on a bad spec or a game an agent cannot play, before any game
         make_agent(spec, game=game)
     config = TournamentConfig(game, tuple(agents), games, seed, opening_plies, focus, dict(options or {}),
-                              tuple(clock) if clock else None)
-    plan = schedule(config)
+                              tuple(clock) if clock else None, schedule)
+    plan = _plan(config)
     store = ResultStore(results, config.as_dict(), resume) if results else None
     done = store.done() if store else set()
     records: dict[int, GameRecord] = {r.index: r for r in store.records()} if store else {}

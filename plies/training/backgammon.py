@@ -26,7 +26,7 @@ import numpy as np
 
 from plies.agents.value_net import BackgammonNet, bg_encode, require_torch
 from plies.envs.backgammon import rules
-from plies.envs.core import CHANCE, TERMINAL
+from plies.envs.core import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
     load_checkpoint,
@@ -103,8 +103,7 @@ class SelfPlay:
                 break
             if s[0] == CHANCE:
                 n = rules.chance_outcomes(s, self.outcomes, self.probs)
-                k = int(np.searchsorted(np.cumsum(self.probs[:n]), rng.random() * self.probs[:n].sum()))
-                rules.apply_action(s, int(self.outcomes[min(k, n - 1)]), self.undo)
+                rules.apply_action(s, int(draw_outcome(self.outcomes, self.probs, n, rng.random())), self.undo)
                 continue
             mover = int(s[0])
             n = rules.afterstates(s, self.out, self.paths)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from plies.envs.batching import TRACE_RESET
 from plies.vector.batch import VectorGame
-from plies.vector.kernels import TRACE_RESET
 
 __all__ = ["VectorGame", "make", "TRACE_RESET", "GymVectorEnv", "random_policy", "torch_policy"]
 
@@ -18,7 +18,7 @@ __all__ = ["VectorGame", "make", "TRACE_RESET", "GymVectorEnv", "random_policy",
 def make(game: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorGame:
     """``num_envs`` games of ``game`` in one batch; keywords: ``max_game_length``,
     ``parallel`` (None: by batch size), ``trace`` (capacity of per-game action traces),
-    ``maps`` (Dice Wars: distinct maps), and the game's own options."""
+    and the game's own options (Dice Wars also takes ``maps``, distinct maps per batch)."""
     return VectorGame(game, num_envs, seed, **options)
 
 

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
 
+from plies.envs import batching as vk
 from plies.envs.core import KernelRef
-from plies.registration import state_class
-from plies.vector import kernels as vk
+from plies.envs.game import Game
+from plies.envs.registry import get_game
 
 PARALLEL_MIN_ENVS = 1024
 """``parallel=None`` steps over all cores (numba prange, chunks of 64 games) from this batch
 size on, when numba has more than one thread. On an idle 2-core machine prange won at 1,024
 games and above for every game and lost below (benchmarks/bench_vector.py); on a machine busy
 with other jobs the OpenMP threads can lose at every size: pass ``parallel=False`` there."""
-
-
-DICE_WARS_MAPS = 64
-"""Dice Wars: distinct maps drawn for a batch (slot i plays map i % maps), since growing a map
-takes milliseconds in Python. Every reset deals the slot's map anew in compiled code."""
-
-
-def _rules_module(cls: type):
-    return importlib.import_module(cls.__module__.rsplit(".", 1)[0] + ".rules")
 
 
 class VectorGame:
@@ -48,32 +39,27 @@ class VectorGame:
 
     def __init__(
         self,
-        game: str,
+        game: str | Game,
         num_envs: int,
         seed: int | None = 0,
         max_game_length: int | None = None,
         parallel: bool | None = None,
         trace: int = 0,
-        maps: int = DICE_WARS_MAPS,
         **options: Any,
     ) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        self.game = game
-        self.num_envs = int(num_envs)
-        cls = state_class(game)
+        num_envs = _count("num_envs", num_envs, 1)
+        trace = _count("trace", trace, 0)
+        if max_game_length is not None:
+            max_game_length = _count("max_game_length", max_game_length, 1)
+        declared = game if isinstance(game, Game) else get_game(game)
+        self.declaration = declared
+        self.game = declared.id
+        self.num_envs = num_envs
+        cls = declared.state_class
         self.state_class = cls
-        rules = _rules_module(cls)
-        if not hasattr(rules, "observe"):
-            raise ValueError(f"{game} has no observation kernel (rules.observe) for batched play")
         seeds = np.random.SeedSequence(seed)
         setup_rng = np.random.default_rng(seeds.spawn(1)[0])
-        if game == "dice_wars":
-            initial = _dice_wars_rows(cls, setup_rng, min(maps, self.num_envs), **options)
-            self.reset_kind = vk.RESET_DEAL_DICE_WARS
-        else:
-            initial = cls.initial(setup_rng, **options).array.copy()[None, :]
-            self.reset_kind = vk.RESET_COPY
+        initial = declared.batch_starts(declared, setup_rng, self.num_envs, options)
         self.initial_states = np.ascontiguousarray(initial, np.int64)
         probe = cls(self.initial_states[0].copy())
         self.num_players = probe.num_players
@@ -85,16 +71,16 @@ class VectorGame:
 
         n = self.num_envs
         width = max(probe.max_legal_actions, self.num_players, 1)
-        self._observe = KernelRef(rules.observe, vk.OBSERVE_SIG)
-        self._run = importlib.import_module(f"plies.vector.entries.{game}").run
+        self._observe = KernelRef(declared.observe, vk.OBSERVE_SIG)
+        self._run = declared.batch_run
         self._trace_capacity = int(trace)
         size = self.initial_states.shape[1]
         obs_size = int(np.prod(self.observation_shape))
         arenas = _Arenas()
-        ints = {  # name -> shape, in the order of the O_* slots of plies.vector.kernels
+        ints = {  # name -> shape, in the order of the O_* slots of plies.envs.batching
             "rng": (n,), "actions": (n,), "players": (n,), "counts": (n,), "lengths": (n,),
             "trace_len": (n,), "states": (n, size), "legal": (n, width),
-            "undo": (n, max(1, cls.info.undo_size)), "initial": self.initial_states.shape,
+            "undo": (n, max(1, declared.undo_size)), "initial": self.initial_states.shape,
             "trace": (n, self._trace_capacity), "starts": (n if trace else 0, size),
         }
         for name, shape in ints.items():
@@ -109,7 +95,7 @@ class VectorGame:
         header = self._ints
         header[: vk.H_MAX_LEN + 1] = (
             n, size, width, ints["undo"][1], len(self.initial_states), self._trace_capacity,
-            obs_size, self.num_players, self.num_actions, self.reset_kind, self.max_game_length,
+            obs_size, self.num_players, self.num_actions, self.max_game_length,
         )
         view = arenas.view
         for slot, name in enumerate(list(ints) + ["obs", "rewards", "probs", "terms", "truncs", "mask"]):
@@ -184,14 +170,27 @@ class VectorGame:
 
     def observe(self, seats: Any) -> np.ndarray:
         """Observations for the given seat of each game (one seat, or one per game)."""
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int64), (self.num_envs,)))
+        given = np.asarray(seats)
+        if given.dtype == np.bool_ or not np.issubdtype(given.dtype, np.integer):
+            raise TypeError(f"seats must be integers, got {given.dtype}")
+        if given.size and (given.min() < 0 or given.max() >= self.num_players):
+            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {given.min()}..{given.max()}")
+        seats = np.ascontiguousarray(np.broadcast_to(given.astype(np.int64), (self.num_envs,)))
         out = np.zeros_like(self._obs_flat)
         vk_compiled(vk.observe_all)(self._observe, self.states, seats, out)
         return out.reshape(self.observations.shape)
 
     def game_state(self, index: int):
         """Game ``index`` as a GameState (a copy: playing it does not touch the batch)."""
-        return self.state_class(self.states[index].copy())
+        return self.state_class(self.states[self._index(index)].copy())
+
+    def _index(self, index: Any) -> int:
+        from plies.envs.core import action_index
+
+        index = action_index(index, "game index")
+        if not 0 <= index < self.num_envs:
+            raise ValueError(f"game index {index} is outside 0..{self.num_envs - 1}")
+        return index
 
     def as_torch(self) -> dict[str, Any]:
         """The batch's arrays as torch tensors sharing their memory (no copies): they show
@@ -218,6 +217,7 @@ class VectorGame:
         new game started from ``start_state(index)``."""
         if not self._trace_capacity:
             raise ValueError("this batch keeps no traces; make it with trace=<capacity>")
+        index = self._index(index)
         n = int(self._trace_len[index])
         if n < 0:
             raise ValueError(f"the trace of game {index} overflowed its capacity {self._trace_capacity}")
@@ -227,7 +227,7 @@ class VectorGame:
         """The state the current game in slot ``index`` started from (needs ``trace``)."""
         if not self._trace_capacity:
             raise ValueError("this batch keeps no start states; make it with trace=<capacity>")
-        return self._starts[index].copy()
+        return self._starts[self._index(index)].copy()
 
     def clear_trace(self) -> None:
         self._trace_len[:] = 0
@@ -237,7 +237,7 @@ class VectorGame:
 
 
 class _Arenas:
-    """Lays out named arrays in four flat arenas (see plies.vector.kernels)."""
+    """Lays out named arrays in four flat arenas (see plies.envs.batching)."""
 
     DTYPES = {"ints": np.int64, "f32": np.float32, "f64": np.float64, "flags": np.bool_}
 
@@ -273,6 +273,15 @@ def _entry_point(function, *args: Any):
     return checked.entry
 
 
+def _count(name: str, value: Any, least: int) -> int:
+    from plies.envs.core import action_index
+
+    value = action_index(value, name)
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, got {value}")
+    return value
+
+
 def _auto_parallel(num_envs: int) -> bool:
     import numba
 
@@ -294,25 +303,3 @@ def _copy_actions(actions: Any, buffer: np.ndarray) -> None:
     if not np.issubdtype(array.dtype, np.integer):
         raise ValueError(f"actions must be integers, got {array.dtype}")
     buffer[:] = array
-
-
-def _dice_wars_rows(cls: type, rng: np.random.Generator, maps: int, **options: Any) -> np.ndarray:
-    """Start rows of ``maps`` Dice Wars maps, adjacency padded to one common row width."""
-    from plies.envs.dice_wars import rules
-
-    states = [cls.initial(rng, **options).array for _ in range(max(1, maps))]
-    sizes = {int(s[rules.NUM_AREAS]) for s in states}
-    if len(sizes) != 1:
-        raise ValueError(f"Dice Wars maps of a batch need one number of areas, got {sorted(sizes)}")
-    n = sizes.pop()
-    width = max(int(s[rules.MAX_DEGREE]) for s in states)
-    rows = np.zeros((len(states), rules.state_size(n, width)), np.int64)
-    adjacency = rules.AREAS + 3 * n
-    for k, s in enumerate(states):
-        old = int(s[rules.MAX_DEGREE])
-        rows[k, :adjacency] = s[:adjacency]
-        rows[k, rules.MAX_DEGREE] = width
-        grid = np.full((n, width), -1, np.int64)
-        grid[:, :old] = s[adjacency:].reshape(n, old)
-        rows[k, adjacency:] = grid.ravel()
-    return rows

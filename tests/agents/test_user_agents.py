@@ -83,7 +83,7 @@ def test_registered_agents_are_single_agent_env_opponents(clean_registry):
     register("firsts", FirstLegal)
     env = SingleAgentEnv("tictactoe", opponent="firsts", seat=1)
     env.reset(seed=0)
-    assert env.state.history == [0]
+    assert env.game_state.history == [0]
 
 
 def test_from_torch_masks_illegal_actions_greedy_and_seeded_sampling():

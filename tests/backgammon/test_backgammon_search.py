@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plies.agents.evaluators import FunctionEvaluator, evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.evaluators import FunctionEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent, analyse
 from plies.envs.backgammon import BackgammonState
 from plies.envs.core import sample_chance

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plies.agents.evaluators import evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.expectiminimax import analyse
 from plies.envs.backgammon import BackgammonState
 

@@ -188,7 +188,7 @@ def test_cells_heuristic():
     assert rules.evaluate_cells(s.array, 1, params) == pytest.approx(-value)
     s2 = play("4453")
     assert rules.evaluate_cells(s2.array, 0, params) == pytest.approx((7 + 5 - 5 - 10) / 277)
-    info = ConnectFourState.info
+    info = ConnectFourState.game
     assert info.default_heuristic == "cells" and "cells" in info.heuristics
     threats = info.heuristics["threats"]
     # X (4, 5, 6 on the bottom row) can complete a four in column 3 or 7; O has no threat
@@ -204,7 +204,7 @@ def test_render_and_pickle():
     s = play("4453")
     assert "X to move" in s.render_text()
     image = s.render_rgb()
-    assert image.shape == (360, 420, 3) and image.dtype == np.uint8
+    assert image.shape[:2] == (406, 420) and image.dtype == np.uint8  # board, column numbers, status
     clone = pickle.loads(pickle.dumps(s))
     assert clone == s
     clone.apply(0)

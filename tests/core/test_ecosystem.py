@@ -7,7 +7,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils.conversions import aec_to_parallel
 
 import plies
-from plies.registration import GAMES
+from plies.envs.registry import game_ids
 
 WRAPPERS = {
     "flatten": lambda env: ss.flatten_v0(env),
@@ -18,12 +18,12 @@ WRAPPERS = {
 }
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", game_ids())
 def test_mask_in_info_mode_passes_the_api_test(game):
     api_test(plies.make(game, action_mask="info"), num_cycles=100)
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", game_ids())
 @pytest.mark.parametrize("wrapper", list(WRAPPERS))
 def test_supersuit_observation_wrappers(game, wrapper):
     env = WRAPPERS[wrapper](plies.make(game, action_mask="info"))

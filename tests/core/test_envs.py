@@ -11,9 +11,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
 import plies
-from plies.registration import GAMES, GYM_IDS
+from plies.envs.registry import entries, game_ids
 
-ALL_GAMES = list(GAMES)
+GYM_IDS = {entry.id: entry.gym_id for entry in entries()}
+
+ALL_GAMES = game_ids()
 
 
 def play_random(env, rng, plies_to_play):
@@ -23,6 +25,12 @@ def play_random(env, rng, plies_to_play):
             return
         mask = env.observe(agent)["action_mask"]
         env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def play_until_something_is_illegal(env):
+    # the lowest legal action each time: fills Connect Four's first column
+    while (mask := env.observe(env.agent_selection)["action_mask"]).all():
+        env.step(int(np.flatnonzero(mask)[0]))
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
@@ -42,13 +50,14 @@ def test_registered_with_pettingzoo_and_gymnasium(game):
 
 @pytest.mark.parametrize("game", ALL_GAMES)
 def test_single_agent_env_passes_gymnasium_checker(game):
-    env = gymnasium.make(GYM_IDS[game]).unwrapped
+    # the checker plays actions sampled from the whole space: illegal ones must not raise
+    env = gymnasium.make(GYM_IDS[game], illegal_action="penalize").unwrapped
     check_env(env, skip_render_check=True)
     obs, info = env.reset(seed=3)
     assert env.observation_space.contains(obs)
     mask = env.action_masks()
     assert mask.dtype == bool and mask.any()
-    assert mask.tolist() == env.state.action_mask().astype(bool).tolist()
+    assert mask.tolist() == env.game_state.action_mask().astype(bool).tolist()
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
@@ -62,11 +71,11 @@ def test_game_in_progress_survives_deepcopy_and_pickle(game, duplicate):
     else:
         clone = pickle.loads(pickle.dumps(env))
     assert clone.agent_selection == env.agent_selection
-    assert np.array_equal(clone.state.encode(), env.state.encode())
+    assert np.array_equal(clone.game_state.encode(), env.game_state.encode())
     # both continue identically: same generator state (dice), same moves
     play_random(clone, np.random.default_rng(1), 20)
     play_random(env, np.random.default_rng(1), 20)
-    assert np.array_equal(clone.state.encode(), env.state.encode())
+    assert np.array_equal(clone.game_state.encode(), env.game_state.encode())
     assert clone.rewards == env.rewards
 
 
@@ -74,8 +83,9 @@ def test_game_in_progress_survives_deepcopy_and_pickle(game, duplicate):
 def test_illegal_action_raises_naming_the_legal_ones(game):
     env = plies.make(game)
     env.reset(seed=0)
+    play_until_something_is_illegal(env)
     mask = env.observe(env.agent_selection)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0]) if (mask == 0).any() else env.state.num_actions
+    illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match="illegal.*legal actions"):
         env.step(illegal)
 
@@ -84,13 +94,15 @@ def test_illegal_action_raises_naming_the_legal_ones(game):
 def test_penalize_mode_ends_the_game_with_minus_one(game):
     env = plies.make(game, illegal_action="penalize")
     env.reset(seed=0)
+    play_until_something_is_illegal(env)
     offender = env.agent_selection
     mask = env.observe(offender)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0]) if (mask == 0).any() else env.state.num_actions
+    illegal = int(np.flatnonzero(mask == 0)[0])
     env.step(illegal)
     assert env.rewards[offender] == -1.0
     assert all(env.terminations.values())
-    assert all(env.rewards[a] == 0.0 for a in env.agents if a != offender)
+    others = [a for a in env.agents if a != offender]
+    assert all(env.rewards[a] == pytest.approx(1 / len(others)) for a in others)  # a forfeit: zero-sum
 
 
 def test_unknown_game_and_agent_name_what_exists():
@@ -126,25 +138,28 @@ def test_single_agent_env_plays_the_opponent_and_pays_the_learner():
     assert total in (-1.0, 0.0)  # nobody beats the perfect player
 
 
-def test_single_agent_env_penalizes_illegal_actions():
-    env = gymnasium.make("plies/TicTacToe-v0", seat=0)
+def test_single_agent_env_penalizes_illegal_actions_when_asked():
+    env = gymnasium.make("plies/TicTacToe-v0", seat=0, illegal_action="penalize")
     env.reset(seed=0)
     env.step(4)
     occupied = 4
     _, reward, terminated, _, info = env.step(occupied)
     assert reward == -1.0 and terminated and info["illegal_action"] == occupied
+    assert not info["action_mask"].any()
+    with pytest.raises(ValueError, match="game is over"):
+        env.step(0)
 
 
 def test_dice_wars_single_agent_env_takes_one_opponent_per_other_seat():
     env = gymnasium.make("plies/DiceWars-v0", opponents=["strength_diff", "single_turn", "dw_random"], seat=2)
     obs, info = env.reset(seed=5)
-    assert info["seat"] == 2 and env.unwrapped.state.current_player == 2
+    assert info["seat"] == 2 and env.unwrapped.game_state.current_player == 2
     assert [a.name for a in env.unwrapped.opponents] == ["strength_diff", "single_turn", "dw_random"]
-    end_turn = env.unwrapped.state.end_turn_action
+    end_turn = env.unwrapped.game_state.end_turn_action
     for _ in range(5):
         obs, reward, terminated, truncated, _ = env.step(end_turn)
         if terminated or truncated:
             break
-        assert env.unwrapped.state.current_player == 2  # the three bots played their turns
+        assert env.unwrapped.game_state.current_player == 2  # the three bots played their turns
     with pytest.raises(ValueError, match="needs 3 opponent specs, got 1"):
         gymnasium.make("plies/DiceWars-v0", opponents=["random"])

@@ -135,3 +135,31 @@ def test_bots_refuse_chance_nodes():
     with pytest.raises(ValueError, match="chance"):
         make("strength_diff").act(state)
     assert state.array[rules.PHASE] == rules.PHASE_BATTLE
+
+
+def test_course_names_are_the_course_bots():
+    """The course's names: dt.rand attacks while it can, xlogin00 stops after two attacks."""
+    text = "players=2 turn=0 attacks={} areas=0:5,1:2,0:5,1:2 adjacency=1/0,2/1,3/2"
+    after_two = pos(text.format(2))
+    assert make("dt.rand", seed=0).act(after_two) != after_two.end_turn_action
+    assert make("xlogin00", seed=0).act(after_two) == after_two.end_turn_action
+    assert make("xlogin00", seed=0).act(pos(text.format(1))) != after_two.end_turn_action
+    for course, plies in [("dt.rand", "dw_all_random"), ("dt.sdc", "strength_diff"),
+                          ("dt.ste", "single_turn"), ("dt.wpm_c", "wpm_c"), ("xlogin00", "dw_random")]:
+        assert type(make(course)) is type(make(plies))
+        assert make(course).name == course
+
+
+def test_course_pool_plays_legal_games():
+    lineup = ["dt.rand", "dt.sdc", "dt.ste", "dt.wpm_c", "xlogin00"]
+    rng = np.random.default_rng(4)
+    state = DiceWarsState.initial(rng, num_players=len(lineup))
+    agents = [make(spec, seed=i) for i, spec in enumerate(lineup)]
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(sample_chance(state, rng))
+            continue
+        action = agents[state.current_player].act(state)
+        assert state.is_legal(action)
+        state.apply(action)
+    assert state.winner is not None or state.cancelled

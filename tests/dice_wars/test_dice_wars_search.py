@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from plies.agents import make
-from plies.agents.evaluators import evaluator_for
+from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.expectiminimax import analyse
 from plies.envs.dice_wars import DiceWarsState, attack_success_probability, rules
-from plies.envs.dice_wars.state import INFO
+from plies.envs.dice_wars.state import GAME
 
 # seat 0 holds areas 0 and 3; conquering area 1 or 2 joins them into a region of 3
 BRIDGE = "players=2 turn=0 areas=0:4,1:3,1:3,0:2,1:6 adjacency=1,2,4/0,3/0,3/1,2/0"
@@ -19,7 +19,7 @@ def pos(text):
 
 def test_heuristics_stay_inside_the_open_interval():
     state = DiceWarsState.initial(np.random.default_rng(0))
-    for name, heuristic in INFO.heuristics.items():
+    for name, heuristic in GAME.heuristics.items():
         params = heuristic.params()
         for seat in range(4):
             value = heuristic.kernel(state.array, seat, params)

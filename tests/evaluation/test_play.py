@@ -23,8 +23,8 @@ def test_play_command_with_a_human_and_a_replay(tmp_path, monkeypatch, capsys):
     gif = tmp_path / "game.gif"
     assert main(["play", "tictactoe", "--players", "human", "perfect", "--record", str(gif)]) == 0
     out = capsys.readouterr().out
-    assert "'x' is not a legal move here" in out
-    assert "result: seat 0 (human): " in out and "seat 1 (perfect): " in out
+    assert "'x' is not a move here" in out
+    assert "result: O (perfect) won" in out
     with Image.open(gif) as image:
         assert image.n_frames >= 6  # the start and one frame per move
 
@@ -34,9 +34,9 @@ def test_play_rejects_a_replay_name_that_is_not_gif(tmp_path, capsys):
     assert "GIF" in capsys.readouterr().err
 
 
-def test_play_keys_results_by_seat_and_refuses_a_wrong_game(capsys):
-    assert main(["play", "tictactoe", "--players", "random", "random"]) == 0
+def test_play_names_seats_and_refuses_a_wrong_game(capsys):
+    assert main(["play", "tictactoe", "--players", "random:name=a", "random:name=b"]) == 0
     out = capsys.readouterr().out
-    assert "seat 0 (random): " in out and "seat 1 (random): " in out
+    assert "X (random:name=a) vs O (random:name=b)" in out and "result: " in out
     assert main(["play", "tictactoe", "--players", "dw_random", "random"]) == 2
     assert "agent 'dw_random' cannot play tictactoe" in capsys.readouterr().err

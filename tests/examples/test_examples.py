@@ -27,3 +27,42 @@ def test_maskable_ppo_beats_random_at_connect_four(tmp_path):
     tally = table.totals[f"sb3:path={path}"]
     assert tally.games == 100
     assert tally.win_rate >= 0.9
+
+
+@pytest.mark.slow
+def test_maskable_ppo_on_the_batched_env_beats_random(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from examples import maskable_ppo_vector as example
+
+    path = str(tmp_path / "ppo_vector.zip")
+    example.train(200_000, path, num_envs=256, seed=0)
+    table = example.evaluate(path, games=100, seed=3).table()
+    assert table.totals[f"sb3:path={path}"].win_rate >= 0.9
+
+
+@pytest.mark.slow
+def test_torchrl_ppo_learns_against_random_with_masks():
+    pytest.importorskip("torchrl")
+    from examples import torchrl_env as example
+
+    # the env raises on an illegal action (the default policy): every masked sample was legal
+    rewards = example.train("plies/TicTacToe-v0", iterations=10, frames=512, seed=0)
+    assert len(rewards) == 10
+    assert sum(rewards[-3:]) / 3 > max(0.15, rewards[0])  # wins more than it loses by the end
+
+
+@pytest.mark.slow
+def test_rllib_ppo_trains_one_masked_policy_per_seat():
+    pytest.importorskip("ray.rllib")
+    import math
+
+    from examples import rllib_env as example
+
+    # the env raises on an illegal action (the default policy): every masked sample was legal
+    results = example.train("tictactoe", iterations=2, seed=0)
+    runners = results[-1]["env_runners"]
+    assert runners["num_env_steps_sampled_lifetime"] >= 1024
+    assert runners["num_episodes_lifetime"] > 20
+    learners = results[-1]["learners"]
+    for seat in ("player_0", "player_1"):
+        assert math.isfinite(learners[seat]["policy_loss"])

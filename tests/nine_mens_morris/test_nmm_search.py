@@ -43,7 +43,7 @@ def test_heuristic_features_by_name():
     assert f["stones"] == 1 and f["mills"] == 1
     assert state.features(1)["mills"] == -1
     assert list(f) == list(rules.FEATURES) == list(HeuristicWeights().as_dict())
-    weighted = state.info.heuristics["weighted"].kernel
+    weighted = state.game.heuristics["weighted"].kernel
     value = weighted(state.array, 0, np.array(rules.DEFAULT_WEIGHTS))
     assert 0 < value < 1
 

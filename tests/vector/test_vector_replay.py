@@ -8,79 +8,28 @@ observation, rewards and end flags with the GameState's.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 import plies.vector as pv
+from plies.envs.registry import game_ids
 from plies.registration import state_class
+from plies.testing import replay_batch
 
-GAMES = ["tictactoe", "connect_four", "nine_mens_morris", "dice_wars"]
-if os.path.exists(os.path.join(os.path.dirname(pv.__file__), "entries", "backgammon.py")):
-    GAMES.append("backgammon")
-
+GAMES = game_ids()
 STEPS = {"tictactoe": 60, "connect_four": 80, "nine_mens_morris": 150, "dice_wars": 150,
-         "backgammon": 150}
+         "backgammon": 150, "othello": 80}
 
 
-def replay_check(game: str, num_envs: int, steps: int, seed: int, parallel: bool,
-                 **options) -> dict[str, int]:
-    batch = pv.make(game, num_envs, seed=seed, trace=100_000, parallel=parallel, **options)
-    cls = state_class(game)
-    states: list = [None] * num_envs  # made at each slot's first TRACE_RESET
-    done = [0] * num_envs  # trace entries already replayed
-    decisions = [0] * num_envs  # player actions in the current game
-    stats = {"ended": 0, "truncated": 0, "chance": 0}
-    for _ in range(steps):
-        batch.step(batch.sample_actions())
-        for i in range(num_envs):
-            trace = batch.trace(i)
-            new, done[i] = trace[done[i]:], len(trace)
-            state = states[i]
-            ended = False
-            for k, entry in enumerate(new):
-                if entry == pv.TRACE_RESET and state is None:
-                    state = states[i] = cls(batch.start_state(i))  # the first game
-                elif entry == pv.TRACE_RESET:
-                    # the game before the reset is over: terminal (rewards = returns) or capped
-                    assert k > 0 and not ended
-                    ended = True
-                    if state.is_terminal():
-                        assert batch.terminations[i] and not batch.truncations[i]
-                        np.testing.assert_allclose(batch.rewards[i], state.returns(), rtol=1e-6)
-                        stats["ended"] += 1
-                    else:
-                        assert batch.truncations[i] and not batch.terminations[i]
-                        assert decisions[i] == batch.max_game_length
-                        np.testing.assert_array_equal(batch.rewards[i], 0.0)
-                        stats["truncated"] += 1
-                    state = states[i] = cls(batch.start_state(i))
-                    decisions[i] = 0
-                else:
-                    if state.is_chance_node():
-                        stats["chance"] += 1
-                    else:
-                        decisions[i] += 1
-                    state.apply(entry)  # checked: raises if the batch did something illegal
-            if not ended:
-                assert not batch.terminations[i] and not batch.truncations[i]
-                np.testing.assert_array_equal(batch.rewards[i], 0.0)
-            # after a step every game waits for a player: chance was resolved inside
-            assert state.current_player >= 0
-            np.testing.assert_array_equal(batch.states[i], state.array)
-            assert batch.current_player[i] == state.current_player
-            np.testing.assert_array_equal(batch.action_mask[i], state.action_mask().astype(bool))
-            np.testing.assert_array_equal(
-                batch.observations[i], state.observation(state.current_player)
-            )
-    return stats
+def replay_check(game: str, num_envs: int, steps: int, seed: int, parallel: bool, **options) -> dict[str, int]:
+    stats = replay_batch(game, num_envs, steps, seed=seed, parallel=parallel, **options)
+    return {"ended": stats["batch_ended"], "truncated": stats["batch_truncated"], "chance": stats["batch_chance"]}
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_batch_matches_gamestate_replay(game):
     options = {"maps": 3} if game == "dice_wars" else {}
-    stats = replay_check(game, 12, STEPS[game], seed=7, parallel=False, **options)
+    stats = replay_check(game, 12, STEPS.get(game, 100), seed=7, parallel=False, **options)
     if game in ("tictactoe", "connect_four"):
         assert stats["ended"] > 0
     if game in ("dice_wars", "backgammon"):

@@ -1,19 +1,7 @@
 """Backgammon rules as numba kernels.
 
-State layout (int64, ``STATE_SIZE`` slots)::
-
-    0  PLAYER   seat to move, CHANCE before a roll, TERMINAL when over
-    1  SCORING  0: every win scores 1; 1: gammons 2 and backgammons 3
-    2  ROLLER   the seat that rolls at the next chance node
-    3  DIE_HI   the larger die of the roll being played (0 before the first roll)
-    4  DIE_LO   the smaller die
-    5  REM_HI   uses of DIE_HI left (up to 4 for doubles, when REM_LO stays 0)
-    6  REM_LO   uses of DIE_LO left
-    7  ROLLS    0 until the opening roll is made, then 1
-    8  WINNER   -1 while the game runs, else the winning seat
-    9  POINTS   1, 2 or 3 once over (gammon / backgammon only with SCORING 1)
-    16 + 26*seat + i  checkers of seat, in seat's own numbering: i = 0 borne off,
-                      1..24 its points (it moves from 24 towards 1), 25 its bar
+The state array's layout is ``SCHEMA`` below; a seat's checkers are counted in its own
+numbering: index 0 borne off, 1..24 its points (it moves from 24 towards 1), 25 its bar.
 
 Seat ``s``'s point ``i`` is the opponent's point ``25 - i``.
 
@@ -45,15 +33,30 @@ from plies.envs.core import (
     UNDO_SIG,
     Kernels,
 )
+from plies.envs.game import Slot, SlotSchema
 
-PLAYER, SCORING, ROLLER, DIE_HI, DIE_LO, REM_HI, REM_LO, ROLLS, WINNER, POINTS = range(10)
-BOARD = 16
 SIDE = 26
+SCHEMA = SlotSchema(
+    Slot("player", 1, "seat to move, `CHANCE` before a roll, `TERMINAL` when over"),
+    Slot("scoring", 1, "0: every win scores 1; 1: gammons 2 and backgammons 3"),
+    Slot("roller", 1, "the seat that rolls at the next chance node"),
+    Slot("die_hi", 1, "the larger die of the roll being played (0 before the first roll)"),
+    Slot("die_lo", 1, "the smaller die"),
+    Slot("rem_hi", 1, "uses of `die_hi` left (up to 4 for doubles, when `rem_lo` stays 0)"),
+    Slot("rem_lo", 1, "uses of `die_lo` left"),
+    Slot("rolls", 1, "0 until the opening roll is made, then 1"),
+    Slot("result", 1, "-1 while the game runs, else the winning seat (backgammon has no draws)"),
+    Slot("points", 1, "1, 2 or 3 once over (gammon / backgammon only with `scoring` 1)"),
+    Slot("spare", 6, "unused (keeps the checkers at offset 16)"),
+    Slot("board", 2 * SIDE, "`board + 26 * seat + i`: checkers of seat, i = 0 borne off, 1..24 its points, 25 its bar"),
+)
+PLAYER, SCORING, ROLLER, DIE_HI, DIE_LO, REM_HI, REM_LO, ROLLS, WINNER, POINTS, BOARD = SCHEMA.offsets(
+    "player", "scoring", "roller", "die_hi", "die_lo", "rem_hi", "rem_lo", "rolls", "result", "points",
+    "board")
 BAR = 25
 OFF = 0
-STATE_SIZE = BOARD + 2 * SIDE
+STATE_SIZE = SCHEMA.size
 NUM_ACTIONS = 150
-BAR_SOURCE = 24
 MAX_AFTERSTATES = 4096
 """Room for the distinct plays of one roll (the most known for a position is about 4,000)."""
 
@@ -348,11 +351,6 @@ def _max_usage(state, seat, hi, rem_hi, lo, rem_lo, cap):
 
 
 @njit(cache=True)
-def _remaining(state):
-    return state[REM_HI] + state[REM_LO]
-
-
-@njit(cache=True)
 def _finish_turn_if_done(state):
     """After a move: ends the game, or passes the dice when the roll is used or blocked."""
     seat = state[PLAYER]
@@ -565,22 +563,6 @@ def afterstates(state, out, paths):
             row[PLAYER] = CHANCE
             row[ROLLER] = 1 - seat
     return -1 if overflow else count
-
-
-@njit(cache=True)
-def set_roll(state, hi, lo):
-    """Sets up the roll (hi >= lo) for the seat in ROLLER at a chance node (for search and tests)."""
-    state[ROLLS] = 1
-    state[PLAYER] = state[ROLLER]
-    state[DIE_HI] = hi
-    state[DIE_LO] = lo
-    if hi == lo:
-        state[REM_HI] = 4
-        state[REM_LO] = 0
-    else:
-        state[REM_HI] = 1
-        state[REM_LO] = 1
-    _finish_turn_if_done(state)
 
 
 # ----- heuristics ------------------------------------------------------------------------------------

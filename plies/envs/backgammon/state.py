@@ -5,56 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs import render
-from plies.envs.backgammon import rules
-from plies.envs.core import CHANCE, TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs import batching
+from plies.envs.backgammon import drawing, rules
+from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
+from plies.envs.game import Game
 
 NAMES = "XO"
 SCORINGS = {"single": 0, "gammon": 1}
-
-INFO = GameInfo(
-    name="backgammon",
-    kernels=rules.KERNELS,
-    undo_size=rules.STATE_SIZE,
-    has_chance=True,
-    afterstates=rules.afterstates,
-    heuristics={
-        "singleton": Heuristic(
-            "singleton",
-            rules.evaluate_singleton,
-            (1.0, 1.0, 1.0, 6.0),
-            ("off", "blot", "bar", "scale"),
-            "the write-up's singleton: borne-off lead, own blots (single checkers) cost",
-        ),
-        "pips": Heuristic(
-            "pips", rules.evaluate_pips, (40.0,), ("scale",), "pip-count lead (a race)"
-        ),
-        "points": Heuristic(
-            "points",
-            rules.evaluate_points,
-            (1.0, 1.0, 1.0, 6.0),
-            ("made", "home", "blot", "scale"),
-            "made points, home-board points, blots",
-        ),
-        "primes": Heuristic(
-            "primes",
-            rules.evaluate_primes,
-            (1.0, 0.5, 4.0),
-            ("prime", "pips", "scale"),
-            "longest prime against the opponent's, plus pip lead",
-        ),
-        "combined": Heuristic(
-            "combined",
-            rules.evaluate_combined,
-            (1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.5, 8.0),
-            ("pips", "exposed", "made", "home", "prime", "bar", "off", "scale"),
-            "pip lead, exposed blots, made and home points, prime, bar and borne-off",
-        ),
-    },
-    default_heuristic="combined",
-)
-
 
 def move_to_string(source: int, die: int, hit: bool) -> str:
     """One checker move in standard notation, in the mover's numbering (``bar/22``, ``6/off``)."""
@@ -71,7 +30,6 @@ class BackgammonState(GameState):
     the distinct positions the current roll can end in.
     """
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -139,17 +97,14 @@ class BackgammonState(GameState):
         return rules.OPENING_BASE + (die_x - 1) * 6 + die_o - 1
 
     # ----- learning ------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """198 TD-Gammon-style inputs from seat's view plus the 6 dice left (204 floats):
-        for each of seat's points 1..24, own then opponent checkers as 4 units each, bars,
-        borne-off fractions, whose turn, and the remaining dice counts / 4."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (204,)
+
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        # the largest entry: all 15 checkers on the bar, 15 / 2 (a point holds at most (15 - 3) / 2)
+        return (0.0, 7.5)
 
     # ----- text ------------------------------------------------------------------------------
     def _side_text(self, seat: int) -> str:
@@ -366,31 +321,75 @@ class BackgammonState(GameState):
             ]
         )
 
-    def render_rgb(self) -> np.ndarray:
-        height, width, col = 260, 420, 30
-        image = render.canvas(height, width, (222, 196, 150))
-        fill = {0: (245, 245, 240), 1: (40, 40, 40)}
-        x, o = self.checkers(0), self.checkers(1)
-        for point in range(1, 25):
-            if point <= 12:
-                left = 390 - point * col - (30 if point > 6 else 0)
-                top, step = height - 12, -16
-            else:
-                left = (point - 13) * col + (30 if point > 18 else 0)
-                top, step = 12, 16
-            shade = (150, 80, 50) if point % 2 else (90, 110, 60)
-            render.fill_rect(image, min(top, top + 6 * step), left + 2, 100, col - 4, shade)
-            seat, n = (0, x[point]) if x[point] else (1, o[25 - point])
-            for k in range(min(n, 6)):
-                render.fill_disc(image, top + step * k + (6 if step > 0 else -6), left + col / 2, 7,
-                                 fill[seat])
-        render.fill_rect(image, 0, 180, height, 30, (120, 80, 40))
-        for seat, count in ((0, x[rules.BAR]), (1, o[rules.BAR])):
-            for k in range(min(count, 4)):
-                render.fill_disc(image, 110 + 16 * k if seat else 150 - 16 * k, 195, 7, fill[seat])
-        return image
-
-
 def _notation_key(text: str) -> tuple[int, str]:
     head = text.split("/")[0]
     return (-(25 if head == "bar" else int(head)), text)
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="backgammon",
+    title="Backgammon",
+    state_class=BackgammonState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=rules.STATE_SIZE,
+    options=("scoring",),
+    has_chance=True,
+    afterstates=rules.afterstates,
+    max_afterstates=rules.MAX_AFTERSTATES,
+    heuristics={
+        "singleton": Heuristic(
+            "singleton",
+            rules.evaluate_singleton,
+            (1.0, 1.0, 1.0, 6.0),
+            ("off", "blot", "bar", "scale"),
+            "the write-up's singleton: borne-off lead, own blots (single checkers) cost",
+        ),
+        "pips": Heuristic(
+            "pips", rules.evaluate_pips, (40.0,), ("scale",), "pip-count lead (a race)"
+        ),
+        "points": Heuristic(
+            "points",
+            rules.evaluate_points,
+            (1.0, 1.0, 1.0, 6.0),
+            ("made", "home", "blot", "scale"),
+            "made points, home-board points, blots",
+        ),
+        "primes": Heuristic(
+            "primes",
+            rules.evaluate_primes,
+            (1.0, 0.5, 4.0),
+            ("prime", "pips", "scale"),
+            "longest prime against the opponent's, plus pip lead",
+        ),
+        "combined": Heuristic(
+            "combined",
+            rules.evaluate_combined,
+            (1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.5, 8.0),
+            ("pips", "exposed", "made", "home", "prime", "bar", "off", "scale"),
+            "pip lead, exposed blots, made and home points, prime, bar and borne-off",
+        ),
+    },
+    default_heuristic="combined",
+    draw=drawing.svg,
+    docs="docs/backgammon.md",
+    seat_names=("X", "O"),
+    default_opponent="expectiminimax",
+    hint_agent="expectiminimax:depth=1",
+    click=drawing.click,
+    view_options=drawing.view_options,
+    move_text=drawing.move_text,
+    board_text=drawing.board_text,
+)

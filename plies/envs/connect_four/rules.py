@@ -1,21 +1,6 @@
 """Connect Four rules as numba kernels over bitboards, for any width x height.
 
-State layout (int64):
-
-====  ===========  ============================================================================
-slot  name         meaning
-====  ===========  ============================================================================
-0     player       seat to move (0 = X, who starts; 1 = O) or ``TERMINAL``
-1     WIDTH        number of columns
-2     HEIGHT       number of rows
-3     STONES       bitboard of X's stones (seat 0)
-4                  bitboard of O's stones (seat 1)
-5     MOVES        stones on the board
-6     RESULT       ``ONGOING`` (-1), the winning seat, or ``DRAW`` (2)
-7     TOTAL_WEIGHT sum of all cell weights (scales the heuristics into (-1, 1))
-8     NUM_LAYERS   number of weight layers below
-9..   LAYERS       ``LAYERS + k``: bitboard of the cells whose weight is more than ``k``
-====  ===========  ============================================================================
+The state array's layout is ``SCHEMA`` below.
 
 Bit ``c * (HEIGHT + 1) + r`` is column ``c``, row ``r`` (row 0 at the bottom). The bit above
 each column is never set (a sentinel), so shifting by ``HEIGHT + 1`` moves along a row and
@@ -36,6 +21,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -50,20 +36,26 @@ from plies.envs.core import (
     Kernels,
     two_player_returns,
 )
+from plies.envs.game import Slot, SlotSchema
 
-WIDTH = 1
-HEIGHT = 2
-STONES = 3
-MOVES = 5
-RESULT = 6
-TOTAL_WEIGHT = 7
-NUM_LAYERS = 8
-LAYERS = 9
 MAX_LAYERS = 16  # a cell lies on at most 4 fours in each of the 4 directions
-STATE_SIZE = LAYERS + MAX_LAYERS
+SCHEMA = SlotSchema(
+    Slot("player", 1, "seat to move (0 = X, who starts; 1 = O), or `TERMINAL`"),
+    Slot("width", 1, "number of columns"),
+    Slot("height", 1, "number of rows"),
+    Slot("stones", 2, "bitboards of X's stones, then O's"),
+    Slot("moves", 1, "stones on the board"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
+    Slot("total_weight", 1, "sum of all cell weights (scales the heuristics into (-1, 1))"),
+    Slot("num_layers", 1, "number of weight layers in use"),
+    Slot("layers", MAX_LAYERS, "`layers + k`: bitboard of the cells whose weight is more than k"),
+)
+WIDTH, HEIGHT, STONES, MOVES, RESULT, TOTAL_WEIGHT, NUM_LAYERS, LAYERS = SCHEMA.offsets(
+    "width", "height", "stones", "moves", "result", "total_weight", "num_layers", "layers")
+STATE_SIZE = SCHEMA.size
 
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
 
@@ -317,9 +309,6 @@ def apply_and_list(state, action, undo_row, out):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
-
-"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
-
 
 @njit(OBSERVE_SIG, cache=True)
 def observe(state, seat, out):

@@ -6,37 +6,15 @@ import re
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs import render
-from plies.envs.connect_four import rules
-from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
+from plies.envs import batching
+from plies.envs.connect_four import drawing, rules
+from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
+from plies.envs.game import Game
 
 MARKS = "XO"
 OPTIONS = ("width", "height")
-
-INFO = GameInfo(
-    name="connect_four",
-    kernels=rules.KERNELS,
-    undo_size=1,
-    heuristics={
-        "cells": Heuristic(
-            "cells",
-            rules.evaluate_cells,
-            description="cell weights (number of fours through each cell), own minus opponent's",
-        ),
-        "threats": Heuristic(
-            "threats",
-            rules.evaluate_threats,
-            default_params=(1.0, 4.0),
-            param_names=("cells", "threats"),
-            description="cell weights plus empty cells that would complete a four",
-        ),
-    },
-    default_heuristic="cells",
-    canonical_hash=rules.canonical_hash,
-    apply_and_list=rules.apply_and_list,
-)
-
 
 class ConnectFourState(GameState):
     """Connect Four on a ``width`` x ``height`` board (default 7x6): X (seat 0) starts.
@@ -45,7 +23,6 @@ class ConnectFourState(GameState):
     sequences, ``action_to_string``) columns are 1-based, as in the standard notation.
     """
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -100,13 +77,6 @@ class ConnectFourState(GameState):
                 elif o & bit:
                     grid[height - 1 - r, c] = 2
         return grid
-
-    def observation(self, seat: int) -> np.ndarray:
-        """(height, width, 2): plane 0 seat's stones, plane 1 the opponent's; row 0 at the top
-        (the layout of PettingZoo's connect_four_v3)."""
-        out = np.empty(2 * self.height * self.width, np.float32)
-        rules.observe(self._s, seat, out)
-        return out.reshape(self.height, self.width, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -233,20 +203,55 @@ class ConnectFourState(GameState):
             status = f"{MARKS[self.current_player]} to move"
         return "\n".join(lines) + f"\n({status})"
 
-    def render_rgb(self) -> np.ndarray:
-        cell = 60
-        grid = self.grid()
-        image = render.canvas(self.height * cell, self.width * cell, (20, 60, 170))
-        colors = {0: (245, 245, 245), 1: (210, 30, 30), 2: (240, 200, 20)}
-        for r in range(self.height):
-            for c in range(self.width):
-                render.fill_disc(image, (r + 0.5) * cell, (c + 0.5) * cell, cell * 0.4, colors[int(grid[r, c])])
-        return image
-
-
 def state_from_moves(moves: str, **options: Any) -> ConnectFourState:
     """The position after a 1-based move sequence such as ``"4453"``."""
     return ConnectFourState._from_moves(moves.strip(), **options)
 
 
-__all__ = ["ConnectFourState", "INFO", "TERMINAL", "state_from_moves"]
+__all__ = ["GAME", "ConnectFourState", "TERMINAL", "state_from_moves"]
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="connect_four",
+    title="Connect Four",
+    state_class=ConnectFourState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.DEFAULT_WIDTH,
+    undo_size=1,
+    options=OPTIONS,
+    heuristics={
+        "cells": Heuristic(
+            "cells",
+            rules.evaluate_cells,
+            description="cell weights (number of fours through each cell), own minus opponent's",
+        ),
+        "threats": Heuristic(
+            "threats",
+            rules.evaluate_threats,
+            default_params=(1.0, 4.0),
+            param_names=("cells", "threats"),
+            description="cell weights plus empty cells that would complete a four",
+        ),
+    },
+    default_heuristic="cells",
+    canonical_hash=rules.canonical_hash,
+    apply_and_list=rules.apply_and_list,
+    draw=drawing.svg,
+    docs="docs/connect_four.md",
+    seat_names=("X", "O"),
+    default_opponent="alphabeta:depth=4",
+    hint_agent="alphabeta:depth=8",
+    click=drawing.click,
+)

@@ -58,21 +58,3 @@ def attack_success_probability(attacker_dice: int, defender_dice: int) -> float:
         if not 1 <= int(value) <= MAX_DICE:
             raise ValueError(f"{label}={value} is out of range; dice counts are 1 to {MAX_DICE}")
     return float(ATTACK_WIN[int(attacker_dice), int(defender_dice)])
-
-
-def probability_of_holding_area(state, area: int, player: int, dice: int | None = None) -> float:
-    """P(``player`` keeps ``area`` through one attack from each adjacent enemy area).
-
-    The product, over adjacent areas not owned by ``player`` with more than one die, of
-    1 - P(that area's dice beat ``dice``), where ``dice`` defaults to the area's dice (pass
-    another count to judge an area after a capture). ``state`` is a DiceWarsState or its array.
-    """
-    from plies.envs.dice_wars import rules
-
-    array = getattr(state, "array", state)
-    num_areas = int(array[rules.NUM_AREAS])
-    if not 0 <= area < num_areas:
-        raise ValueError(f"area {area} does not exist; areas are 0 to {num_areas - 1}")
-    if dice is None:
-        dice = int(array[rules.AREAS + num_areas + area])
-    return float(rules.hold_probability(array, int(area), int(player), int(dice)))

@@ -1,20 +1,6 @@
 """Dice Wars rules as numba kernels.
 
-State layout (int64), A areas with at most D neighbours each:
-
-    [0]  seat to move, CHANCE at a battle or a reinforcement die, TERMINAL when over
-    [1]  number of players          [2]  number of areas A      [3]  D, adjacency row width
-    [4]  seat whose turn it is       [5]  phase: 0 move, 1 battle, 2 reinforce, 3 over
-    [6]  attack source (battle)      [7]  attack target (battle)
-    [8]  reinforcement dice still to place
-    [9]  battles fought this game    [10] end-of-turns since the last battle
-    [11] attacks made this turn      [12] result: -1 running, winner seat, -2 cancelled
-    [13] turns ended this game       [14..15] unused
-    [16..23] reserve of each seat (8 slots)
-    [24 .. 24+A)      owner of each area
-    [24+A .. 24+2A)   dice on each area
-    [24+2A .. 24+3A)  number of neighbours of each area
-    [24+3A .. 24+3A+A*D)  neighbours of each area, ascending, padded with -1
+The state array's layout is ``SCHEMA`` below, for A areas with at most D neighbours each.
 
 Player actions: attack ``source * A + target``, end turn ``A * A``.
 Chance outcomes: at a battle 0 = the defender holds, 1 = the attacker wins; at a
@@ -24,6 +10,8 @@ reinforcement die, the area that receives it (uniform over own areas with fewer 
 import numpy as np
 from numba import njit
 
+from plies.envs import core
+from plies.envs.batching import random_below
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE,
@@ -32,29 +20,41 @@ from plies.envs.core import (
     HASH_SIG,
     LEGAL_SIG,
     OBSERVE_SIG,
+    RESET_SIG,
     RETURNS_SIG,
     TERMINAL,
     UNDO_SIG,
     Kernels,
 )
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
+from plies.envs.game import Slot, SlotSchema
 
-TO_MOVE = 0
-NUM_PLAYERS = 1
-NUM_AREAS = 2
-MAX_DEGREE = 3
-TURN = 4
-PHASE = 5
-SOURCE = 6
-TARGET = 7
-TO_PLACE = 8
-BATTLES = 9
-PASSES = 10
-ATTACKS = 11
-RESULT = 12
-TURNS = 13
-RESERVE = 16
-AREAS = 24
+SCHEMA = SlotSchema(
+    Slot("player", 1, "seat to move, `CHANCE` at a battle or a reinforcement die, `TERMINAL` when over"),
+    Slot("num_players", 1, "number of players"),
+    Slot("num_areas", 1, "number of areas A"),
+    Slot("max_degree", 1, "D, the width of an adjacency row"),
+    Slot("turn", 1, "seat whose turn it is"),
+    Slot("phase", 1, "0 move, 1 battle, 2 reinforce, 3 over"),
+    Slot("source", 1, "attacking area of the battle being resolved"),
+    Slot("target", 1, "attacked area of the battle being resolved"),
+    Slot("to_place", 1, "reinforcement dice still to place"),
+    Slot("battles", 1, "battles fought this game"),
+    Slot("passes", 1, "end-of-turns since the last battle"),
+    Slot("attacks", 1, "attacks made this turn"),
+    Slot("result", 1, "-1 running, the winning seat, or -2 cancelled"),
+    Slot("turns", 1, "turns ended this game"),
+    Slot("spare", 2, "unused"),
+    Slot("reserve", 8, "reserve dice of each seat"),
+    Slot("owners", "A", "owner of each area"),
+    Slot("dice", "A", "dice on each area"),
+    Slot("degree", "A", "number of neighbours of each area"),
+    Slot("neighbours", "A * D", "neighbours of each area, ascending, padded with -1"),
+)
+(TO_MOVE, NUM_PLAYERS, NUM_AREAS, MAX_DEGREE, TURN, PHASE, SOURCE, TARGET, TO_PLACE, BATTLES, PASSES,
+ ATTACKS, RESULT, TURNS, RESERVE, AREAS) = SCHEMA.offsets(
+    "player", "num_players", "num_areas", "max_degree", "turn", "phase", "source", "target",
+    "to_place", "battles", "passes", "attacks", "result", "turns", "reserve", "owners")
 HEADER = AREAS
 
 MAX_PLAYERS = 8
@@ -69,8 +69,8 @@ PHASE_BATTLE = 1
 PHASE_REINFORCE = 2
 PHASE_OVER = 3
 
-ONGOING = -1
-CANCELLED = -2
+ONGOING = core.ONGOING
+CANCELLED = core.NO_WINNER  # the one result convention (plies.envs.core)
 
 LOST = 0
 WON = 1
@@ -585,6 +585,26 @@ def evaluate_win_prob(state, seat, params):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
+
+
+@njit(RESET_SIG, cache=True)
+def deal_areas(state, rng, game, scratch):
+    """The batch reset hook: deal the map's areas anew, seats taking a random free area in
+    turn, seat 0 first (as ``DiceWarsState.from_map``); the dice and the header come from the
+    copied start row."""
+    players = state[NUM_PLAYERS]
+    n = state[NUM_AREAS]
+    for a in range(n):
+        scratch[a] = a
+    left = n
+    seat = 0
+    while left > 0:
+        k = random_below(rng, game, left)
+        area = scratch[k]
+        scratch[k] = scratch[left - 1]
+        left -= 1
+        state[AREAS + area] = seat
+        seat = (seat + 1) % players
 
 """observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 

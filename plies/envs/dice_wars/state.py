@@ -6,18 +6,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs import render
-from plies.envs.core import CHANCE, TERMINAL, GameInfo, GameState, Heuristic, check_options
-from plies.envs.dice_wars import rules
+from plies.envs import batching
+from plies.envs.core import CHANCE, TERMINAL, GameState, Heuristic, check_options
+from plies.envs.dice_wars import drawing, rules
 from plies.envs.dice_wars.maps import (
     DEFAULT_AREAS,
     DEFAULT_COLS,
+    DEFAULT_MAP_GENERATOR,
     DEFAULT_ROWS,
+    MAP_GENERATORS,
     DiceWarsMap,
     generate_map,
     map_from_adjacency,
 )
+from plies.envs.game import Game
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
@@ -29,57 +33,14 @@ def _win_prob_defaults() -> tuple[float, ...]:
         import json
         from importlib import resources
 
-        text = resources.files("plies.agents").joinpath("weights/dice_wars_win_prob.json").read_text()
+        text = resources.files("plies.envs.dice_wars").joinpath("data/win_prob.json").read_text()
         coef = json.loads(text)["coefficients"]
         return tuple(float(coef[k]) for k in WIN_PROB_PARAM_NAMES)
     except (OSError, KeyError, ValueError, ModuleNotFoundError):
         return WIN_PROB_FALLBACK
 
 
-INFO = GameInfo(
-    name="dice_wars",
-    kernels=rules.KERNELS,
-    undo_size=rules.UNDO_SIZE,
-    has_chance=True,
-    zero_sum=True,
-    heuristics={
-        "score": Heuristic(
-            "score", rules.evaluate_score, (1.0, 0.0, 0.0), ("region", "areas", "dice"),
-            description="the course framework's score: own largest connected region "
-            "(optional tie-break weights for own areas and dice/8)",
-        ),
-        "region_diff": Heuristic(
-            "region_diff", rules.evaluate_region_difference,
-            description="own largest region minus the best opponent's",
-        ),
-        "dice_share": Heuristic(
-            "dice_share", rules.evaluate_dice_share,
-            description="half the share of all dice plus half the share of areas",
-        ),
-        "win_prob": Heuristic(
-            "win_prob", rules.evaluate_win_prob, _win_prob_defaults(), WIN_PROB_PARAM_NAMES,
-            description="logistic model on log(largest region+1), log(total dice+1), normalised",
-        ),
-    },
-    default_heuristic="score",
-)
-
-OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency")
-
-PLAYER_COLORS = (
-    (214, 69, 65), (65, 131, 215), (46, 160, 67), (240, 180, 40),
-    (150, 80, 190), (240, 120, 30), (60, 180, 180), (230, 100, 170),
-)
-WATER = (225, 235, 245)
-
-_DIGITS = {
-    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
-    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
-    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
-    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "010", "010", "010"),
-    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
-}
-
+OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency", "map_generator")
 
 class DiceWarsState(GameState):
     """Dice Wars for 2-8 players on a map of areas.
@@ -88,7 +49,6 @@ class DiceWarsState(GameState):
     Battles and every reinforcement die are chance nodes (see rules.py).
     """
 
-    info = INFO
     __slots__ = ("_cells",)
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -110,19 +70,31 @@ class DiceWarsState(GameState):
         rows: int = DEFAULT_ROWS,
         cols: int = DEFAULT_COLS,
         adjacency: Sequence[Sequence[int]] | dict[int, Sequence[int]] | None = None,
+        map_generator: str | None = None,
         **unknown: Any,
     ) -> DiceWarsState:
-        """A new game: the map (grown on the hex grid, or ``adjacency``) and the dealing are
-        drawn from ``rng``. Seats take a random free area in turn, starting with seat 0, which
-        also moves first; every area starts with 3 dice."""
+        """A new game: the map (grown on the hex grid by ``map_generator``, ``"course"`` by
+        default or ``"plies"``, or given as ``adjacency``) and the dealing are drawn from
+        ``rng``. Seats take a random free area in turn, starting with seat 0, which also moves
+        first; every area starts with 3 dice."""
         check_options("dice_wars", unknown, OPTIONS)
+        if map_generator is not None and (
+            not isinstance(map_generator, str) or map_generator not in MAP_GENERATORS
+        ):
+            raise ValueError(
+                f"map_generator={map_generator!r}: the generators are {', '.join(MAP_GENERATORS)}"
+            )
+        if map_generator is not None and adjacency is not None:
+            raise ValueError("give either adjacency (a fixed map) or map_generator, not both")
         rng = np.random.default_rng() if rng is None else rng
         if not 2 <= int(num_players) <= rules.MAX_PLAYERS:
             raise ValueError(f"num_players={num_players}: Dice Wars takes 2 to 8 players")
         if adjacency is not None:
             game_map = map_from_adjacency(adjacency)
         else:
-            game_map = generate_map(rng, int(num_areas), int(rows), int(cols))
+            game_map = generate_map(
+                rng, int(num_areas), int(rows), int(cols), map_generator or DEFAULT_MAP_GENERATOR
+            )
         return cls.from_map(game_map, int(num_players), rng)
 
     @classmethod
@@ -243,17 +215,13 @@ class DiceWarsState(GameState):
         return int(source) * self.num_areas + int(target)
 
     # ----- learning ------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """Per area: owner one-hot relative to ``seat`` (column k = the k-th seat after
-        ``seat``, 0 = own), dice / 8, then the area's row of the adjacency matrix."""
-        n, players = self.num_areas, self.num_players
-        out = np.empty(n * (players + 1 + n), np.float32)
-        rules.observe(self._s, seat, out)
-        return out.reshape(n, players + 1 + n)
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (self.num_areas, self.num_players + 1 + self.num_areas)
+
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)  # one-hots, adjacency and dice / MAX_DICE
 
     # ----- text ----------------------------------------------------------------------------
     def to_string(self) -> str:
@@ -405,58 +373,6 @@ class DiceWarsState(GameState):
         lines.append(f"({status}; reserves {reserves}; battles {self.battles})")
         return "\n".join(lines)
 
-    # ----- pictures ------------------------------------------------------------------------
-    def render_rgb(self) -> np.ndarray:
-        if self._cells is None:
-            return self._render_graph()
-        return self._render_hexes()
-
-    def _render_hexes(self) -> np.ndarray:
-        cells = self._cells
-        rows, cols = cells.shape
-        cw, ch = 14, 12  # a hex cell drawn as a brick; odd rows shifted half a cell
-        height, width = rows * ch + 8, cols * cw + cw // 2 + 8
-        ys, xs = np.mgrid[0:height, 0:width]
-        r = (ys - 4) // ch
-        shift = np.where(r % 2 == 1, cw // 2, 0)
-        c = (xs - 4 - shift) // cw
-        inside = (r >= 0) & (r < rows) & (c >= 0) & (c < cols) & (ys >= 4)
-        area = np.full((height, width), -1, np.int64)
-        area[inside] = cells[r[inside], c[inside]]
-        palette = np.array(PLAYER_COLORS + (WATER,), np.uint8)
-        owner_of = np.append(self.owners, len(PLAYER_COLORS))
-        image = palette[owner_of[area]]
-        edge = np.zeros((height, width), bool)
-        edge[:, :-1] |= area[:, :-1] != area[:, 1:]
-        edge[:-1, :] |= area[:-1, :] != area[1:, :]
-        edge &= (area >= 0) | np.roll(area >= 0, -1, 0) | np.roll(area >= 0, -1, 1)
-        image[edge] = (40, 40, 40)
-        dice = self.dice
-        for a in range(self.num_areas):
-            yy, xx = np.nonzero(area == a)
-            if len(yy) == 0:
-                continue
-            k = np.argmin((yy - yy.mean()) ** 2 + (xx - xx.mean()) ** 2)  # a pixel in the area
-            _draw_number(image, int(yy[k]) - 6, int(xx[k]) - 5, int(dice[a]))
-        return image
-
-    def _render_graph(self) -> np.ndarray:
-        size = 420
-        image = render.canvas(size, size, WATER)
-        n = self.num_areas
-        angles = 2 * np.pi * np.arange(n) / n
-        cy, cx, radius = size / 2, size / 2, size * 0.4
-        pos = [(cy + radius * np.sin(t), cx + radius * np.cos(t)) for t in angles]
-        for a, neigh in enumerate(self.adjacency):
-            for b in neigh:
-                if b > a:
-                    render.line(image, *pos[a], *pos[b], 2, (90, 90, 90))
-        disc = max(8.0, min(24.0, np.pi * radius / max(n, 1) * 0.8))
-        for a in range(n):
-            render.fill_disc(image, *pos[a], disc, PLAYER_COLORS[int(self.owners[a])])
-            _draw_number(image, int(pos[a][0]) - 6, int(pos[a][1]) - 5, int(self.dice[a]))
-        return image
-
 
 def _neighbours(s: np.ndarray, area: int) -> list[int]:
     n, width = int(s[rules.NUM_AREAS]), int(s[rules.MAX_DEGREE])
@@ -465,10 +381,100 @@ def _neighbours(s: np.ndarray, area: int) -> list[int]:
     return [int(b) for b in s[row : row + deg]]
 
 
-def _draw_number(image: np.ndarray, top: int, left: int, value: int) -> None:
-    """A digit in a 3x5 pixel font scaled x2, on a white box, for the dice count."""
-    render.fill_rect(image, top - 1, left - 1, 12, 8, (255, 255, 255))
-    for i, bits in enumerate(_DIGITS[str(value)[-1]]):
-        for j, bit in enumerate(bits):
-            if bit == "1":
-                render.fill_rect(image, top + 2 * i, left + 2 * j, 2, 2, (0, 0, 0))
+def probability_of_holding_area(state, area: int, player: int, dice: int | None = None) -> float:
+    """P(``player`` keeps ``area`` through one attack from each adjacent enemy area).
+
+    The product, over adjacent areas not owned by ``player`` with more than one die, of
+    1 - P(that area's dice beat ``dice``), where ``dice`` defaults to the area's dice (pass
+    another count to judge an area after a capture). ``state`` is a DiceWarsState or its array.
+    """
+    array = getattr(state, "array", state)
+    num_areas = int(array[rules.NUM_AREAS])
+    if not 0 <= area < num_areas:
+        raise ValueError(f"area {area} does not exist; areas are 0 to {num_areas - 1}")
+    if dice is None:
+        dice = int(array[rules.AREAS + num_areas + area])
+    return float(rules.hold_probability(array, int(area), int(player), int(dice)))
+
+
+BATCH_MAPS = 64
+"""Distinct maps drawn for a batch (slot i plays map i % maps), since growing a map takes
+milliseconds in Python; every reset deals the slot's map anew in compiled code."""
+
+
+def batch_starts(game: Game, rng: np.random.Generator, count: int, options: dict[str, Any]) -> np.ndarray:
+    """Start rows of up to ``BATCH_MAPS`` maps (``maps=`` in the options), adjacency padded to
+    one common row width."""
+    options = dict(options)
+    maps = int(options.pop("maps", BATCH_MAPS))
+    if maps < 1:
+        raise ValueError(f"maps={maps}: a batch needs at least one map")
+    states = [DiceWarsState.initial(rng, **options).array for _ in range(min(maps, count))]
+    sizes = {int(s[rules.NUM_AREAS]) for s in states}
+    if len(sizes) != 1:
+        raise ValueError(f"Dice Wars maps of a batch need one number of areas, got {sorted(sizes)}")
+    n = sizes.pop()
+    width = max(int(s[rules.MAX_DEGREE]) for s in states)
+    rows = np.zeros((len(states), rules.state_size(n, width)), np.int64)
+    adjacency = rules.AREAS + 3 * n
+    for k, s in enumerate(states):
+        old = int(s[rules.MAX_DEGREE])
+        rows[k, :adjacency] = s[:adjacency]
+        rows[k, rules.MAX_DEGREE] = width
+        grid = np.full((n, width), -1, np.int64)
+        grid[:, :old] = s[adjacency:].reshape(n, old)
+        rows[k, adjacency:] = grid.ravel()
+    return rows
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, rules.deal_areas, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="dice_wars",
+    title="Dice Wars",
+    state_class=DiceWarsState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=4,
+    num_actions=DEFAULT_AREAS**2 + 1,
+    undo_size=rules.UNDO_SIZE,
+    options=OPTIONS,
+    has_chance=True,
+    heuristics={
+        "score": Heuristic(
+            "score", rules.evaluate_score, (1.0, 0.0, 0.0), ("region", "areas", "dice"),
+            description="the course framework's score: own largest connected region "
+            "(optional tie-break weights for own areas and dice/8)",
+        ),
+        "region_diff": Heuristic(
+            "region_diff", rules.evaluate_region_difference,
+            description="own largest region minus the best opponent's",
+        ),
+        "dice_share": Heuristic(
+            "dice_share", rules.evaluate_dice_share,
+            description="half the share of all dice plus half the share of areas",
+        ),
+        "win_prob": Heuristic(
+            "win_prob", rules.evaluate_win_prob, _win_prob_defaults(), WIN_PROB_PARAM_NAMES,
+            description="logistic model on log(largest region+1), log(total dice+1), normalised",
+        ),
+    },
+    default_heuristic="score",
+    batch_starts=batch_starts,
+    draw=drawing.svg,
+    docs="docs/dice_wars.md",
+    default_opponent="strength_diff",
+    hint_agent="strength_diff",
+    player_range=(2, rules.MAX_PLAYERS),
+    click=drawing.click,
+    view_options=drawing.view_options,
+    plays_in_text=False,  # a person plays it on its map, in the browser
+)

@@ -14,15 +14,15 @@ Actions (as OpenSpiel's ``nine_mens_morris``): ``0-23`` places a stone on a poin
 the opponent's stone there after a mill; ``24 + from * 24 + to`` moves (slides or flies) a
 stone. Closing a mill leaves the same player to move, with only removals legal.
 
-State layout (one int64 array): a header of 18 slots, the 24 points (0 empty, 1 White = seat
-0, 2 Black = seat 1), then a stack of position keys, one per completed turn, for the
-repetition rule. The first ``MUTABLE`` header slots change during play and are saved in the
-undo row; the options follow them.
+The state array's layout is ``SCHEMA`` below: a header, the 24 points, then a stack of
+position keys, one per completed turn, for the repetition rule. The header slots before
+``opt_flying`` change during play and are saved in the undo row; the options follow them.
 """
 
 import numpy as np
 from numba import njit
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -36,37 +36,42 @@ from plies.envs.core import (
     Kernels,
     two_player_returns,
 )
+from plies.envs.game import Slot, SlotSchema
 
-# ----- header slots -------------------------------------------------------------------------
-TO_MOVE = 0  # seat to move, or TERMINAL
-PLAYER = 1  # seat whose turn it is (kept when the game is over)
-REMOVING = 2  # 1 when PLAYER has closed a mill and must remove a stone
-HAND = 3  # HAND + seat: stones still to place
-ON_BOARD = 5  # ON_BOARD + seat: stones on the board
-TURNS = 7  # completed turns (a move plus its removal is one turn, as OpenSpiel counts)
-QUIET = 8  # completed turns since the last removal
-RESULT = 9  # ONGOING, the winning seat, or DRAW
-BOARD_HASH = 10  # Zobrist key of the stones (kept incrementally)
-HIST_LEN = 11  # entries in the key stack
-SEG_START = 12  # first stack entry since the last irreversible turn (placement or removal)
-THREATS = 13  # XOR of the keys whose next occurrence is a draw by repetition (see hash_state)
-MUTABLE = 14
-OPT_FLYING = 14  # 1: a player with exactly 3 stones (none in hand) may fly
-OPT_REPETITION = 15  # n: draw when a position occurs the n-th time (0 = off)
-OPT_NO_MILL = 16  # n: draw after n turns without a removal (0 = off)
-OPT_TURN_CAP = 17  # n: draw after n turns (0 = off)
-HIST_CAP = 18  # capacity of the key stack
-HEADER = 19
-POINTS = HEADER  # 24 points follow the header
-HISTORY = POINTS + 24
+SCHEMA = SlotSchema(
+    Slot("player", 1, "seat to move, or `TERMINAL`"),
+    Slot("turn_owner", 1, "seat whose turn it is (kept when the game is over)"),
+    Slot("removing", 1, "1 when the turn owner has closed a mill and must remove a stone"),
+    Slot("hand", 2, "stones still to place, per seat"),
+    Slot("on_board", 2, "stones on the board, per seat"),
+    Slot("turns", 1, "completed turns (a move plus its removal is one turn, as OpenSpiel counts)"),
+    Slot("quiet", 1, "completed turns since the last removal"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
+    Slot("board_hash", 1, "Zobrist key of the stones (kept incrementally)"),
+    Slot("hist_len", 1, "entries in the key stack"),
+    Slot("seg_start", 1, "first stack entry since the last irreversible turn"),
+    Slot("threats", 1, "XOR of the keys whose next occurrence is a draw by repetition"),
+    Slot("opt_flying", 1, "option: 1 if a player with 3 stones (none in hand) may fly"),
+    Slot("opt_repetition", 1, "option: draw when a position occurs the n-th time (0 = off)"),
+    Slot("opt_no_mill", 1, "option: draw after n turns without a removal (0 = off)"),
+    Slot("opt_turn_cap", 1, "option: draw after n turns (0 = off)"),
+    Slot("hist_cap", 1, "capacity of the key stack"),
+    Slot("points", 24, "0 empty, 1 White (seat 0), 2 Black (seat 1), OpenSpiel's numbering"),
+    Slot("history", "hist_cap", "position keys, one per completed turn"),
+)
+(TO_MOVE, PLAYER, REMOVING, HAND, ON_BOARD, TURNS, QUIET, RESULT, BOARD_HASH, HIST_LEN, SEG_START,
+ THREATS, OPT_FLYING, OPT_REPETITION, OPT_NO_MILL, OPT_TURN_CAP, HIST_CAP, POINTS, HISTORY) = (
+    SCHEMA.offsets(*(slot.name for slot in SCHEMA.slots)))
+MUTABLE = OPT_FLYING  # header slots that change during play (saved in the undo row)
+HEADER = POINTS
 
 NUM_POINTS = 24
 NUM_STONES = 9
 NUM_ACTIONS = NUM_POINTS + NUM_POINTS * NUM_POINTS
 MAX_LEGAL_ACTIONS = 3 * 21  # flying with 3 stones onto 21 empty points is the most
 UNDO_SIZE = MUTABLE
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 MAX_CAPTURES = 13  # the game ends when a player is down to 2 of 9 stones
 UNBOUNDED_HISTORY = 4096  # key stack when neither the no-mill rule nor a turn cap bounds a game
 

@@ -6,10 +6,12 @@ import re
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs import render
-from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
-from plies.envs.nine_mens_morris import rules
+from plies.envs import batching
+from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
+from plies.envs.game import Game
+from plies.envs.nine_mens_morris import drawing, rules
 from plies.envs.nine_mens_morris.symmetry import canonical_hash
 
 OPTIONS = ("flying", "repetition", "no_mill", "turn_cap")
@@ -32,28 +34,6 @@ _DIAGRAM = (
 )
 _DIAGRAM_CHARS = set("WB.-| ")
 
-INFO = GameInfo(
-    name="nine_mens_morris",
-    kernels=rules.KERNELS,
-    undo_size=rules.UNDO_SIZE,
-    heuristics={
-        "weighted": Heuristic(
-            "weighted",
-            rules.evaluate_weighted,
-            default_params=rules.DEFAULT_WEIGHTS,
-            param_names=rules.FEATURES,
-            description="weighted sum of stones, mills, blocked stones, open mills, double "
-            "mills and mobility (differences, own minus opponent's)",
-        ),
-        "stones": Heuristic(
-            "stones", rules.evaluate_stones, description="stone difference (board and hand)"
-        ),
-    },
-    default_heuristic="weighted",
-    canonical_hash=canonical_hash,
-)
-
-
 def point_name(p: int) -> str:
     """Board coordinates of a point: files a-g from the left, ranks 1-7 from the bottom."""
     row, col = rules.COORDS[p]
@@ -73,7 +53,6 @@ class NineMensMorrisState(GameState):
     OpenSpiel's rules.
     """
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -153,13 +132,6 @@ class NineMensMorrisState(GameState):
         return dict(zip(rules.FEATURES, out.tolist()))
 
     # ----- learning -----------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        """Own stones (24), opponent's stones (24), then own and opponent's stones in hand and
-        on the board (/9), a pending removal, own turn, and the no-mill counter (/limit)."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out
-
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (55,)
@@ -302,29 +274,6 @@ class NineMensMorrisState(GameState):
     def render_text(self) -> str:
         return self.to_string()
 
-    def render_rgb(self) -> np.ndarray:
-        step, margin = 40, 30
-        size = 2 * margin + 6 * step
-        image = render.canvas(size, size, (222, 184, 135))
-
-        def xy(p: int) -> tuple[float, float]:
-            r, c = rules.COORDS[p]
-            return margin + r * step, margin + c * step
-
-        for line in rules.MILLS:
-            (y0, x0), (y1, x1) = xy(int(line[0])), xy(int(line[2]))
-            render.line(image, y0, x0, y1, x1, 3, (60, 40, 20))
-        for p in range(rules.NUM_POINTS):
-            y, x = xy(p)
-            colour = self._s[rules.POINTS + p]
-            if colour == 0:
-                render.fill_disc(image, y, x, 4, (60, 40, 20))
-            else:
-                render.fill_disc(image, y, x, 14, (30, 30, 30))
-                fill = (245, 245, 245) if colour == 1 else (20, 20, 20)
-                render.fill_disc(image, y, x, 12, fill)
-        return image
-
     # ----- symmetry -----------------------------------------------------------------------
     def canonical_hash(self) -> int:
         """A key shared by the (up to) 16 symmetric images of this position."""
@@ -377,3 +326,49 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
                 "'quiet 4', 'W wins', 'B wins', 'draw'"
             )
     return fields
+
+
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="nine_mens_morris",
+    title="Nine Men's Morris",
+    state_class=NineMensMorrisState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=rules.UNDO_SIZE,
+    options=OPTIONS,
+    heuristics={
+        "weighted": Heuristic(
+            "weighted",
+            rules.evaluate_weighted,
+            default_params=rules.DEFAULT_WEIGHTS,
+            param_names=rules.FEATURES,
+            description="weighted sum of stones, mills, blocked stones, open mills, double "
+            "mills and mobility (differences, own minus opponent's)",
+        ),
+        "stones": Heuristic(
+            "stones", rules.evaluate_stones, description="stone difference (board and hand)"
+        ),
+    },
+    default_heuristic="weighted",
+    canonical_hash=canonical_hash,
+    draw=drawing.svg,
+    docs="docs/nine_mens_morris.md",
+    seat_names=("W", "B"),
+    default_opponent="alphabeta:depth=3",
+    hint_agent="alphabeta:depth=4",
+    click=drawing.click,
+    view_options=drawing.view_options,
+    board_text=drawing.board_text,
+)

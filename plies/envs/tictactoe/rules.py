@@ -1,13 +1,13 @@
 """Tic-Tac-Toe rules as numba kernels.
 
-State layout (int64): ``[player, cell_0 .. cell_8, moves_made, result]``; cells are 0 empty,
-1 X (seat 0), 2 O (seat 1), numbered row by row (0 1 2 / 3 4 5 / 6 7 8). ``result`` is
--1 while the game runs, then the winning seat, or 2 for a draw.
+The state array's layout is ``SCHEMA`` below; cells are numbered row by row (0 1 2 / 3 4 5 /
+6 7 8).
 """
 
 import numpy as np
 from numba import njit
 
+from plies.envs import core
 from plies.envs.core import (
     APPLY_SIG,
     CHANCE_SIG,
@@ -22,13 +22,19 @@ from plies.envs.core import (
     Kernels,
     two_player_returns,
 )
+from plies.envs.game import Slot, SlotSchema
 
-STATE_SIZE = 12
+SCHEMA = SlotSchema(
+    Slot("player", 1, "seat to move (0 = X, who starts; 1 = O), or `TERMINAL`"),
+    Slot("cells", 9, "0 empty, 1 X, 2 O, row by row"),
+    Slot("moves", 1, "marks on the board"),
+    Slot("result", 1, "-1 while the game runs, then the winning seat, or -2 (`NO_WINNER`) for a draw"),
+)
+CELLS, MOVES, RESULT = SCHEMA.offsets("cells", "moves", "result")
+STATE_SIZE = SCHEMA.size
 NUM_ACTIONS = 9
-MOVES = 10
-RESULT = 11
-ONGOING = -1
-DRAW = 2
+ONGOING = core.ONGOING
+DRAW = core.NO_WINNER  # the one result convention (plies.envs.core)
 
 LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
@@ -154,7 +160,6 @@ def apply_and_list(state, action, undo_row, out):
     return (legal_actions(state, out) << 4) | (state[0] + 4)
 
 
-"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 OBSERVATION_SIZE = 18
 
 
@@ -169,3 +174,4 @@ def observe(state, seat, out):
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)
+

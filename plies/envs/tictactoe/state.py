@@ -5,29 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.envs import render
-from plies.envs.core import TERMINAL, GameInfo, GameState, Heuristic, check_options
-from plies.envs.tictactoe import rules
+from plies.envs import batching
+from plies.envs.core import TERMINAL, GameState, Heuristic, check_options
+from plies.envs.game import Game
+from plies.envs.tictactoe import drawing, rules
 
 MARKS = ".XO"
-
-INFO = GameInfo(
-    name="tictactoe",
-    kernels=rules.KERNELS,
-    undo_size=1,
-    heuristics={
-        "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
-    },
-    default_heuristic="lines",
-    apply_and_list=rules.apply_and_list,
-)
-
 
 class TicTacToeState(GameState):
     """Tic-Tac-Toe: X (seat 0) moves first; action = cell 0-8, row by row."""
 
-    info = INFO
     __slots__ = ()
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
@@ -42,12 +31,6 @@ class TicTacToeState(GameState):
     def cells(self) -> np.ndarray:
         """The 9 cells: 0 empty, 1 X, 2 O."""
         return self._s[1:10].copy()
-
-    def observation(self, seat: int) -> np.ndarray:
-        """Plane 0: seat's marks, plane 1: the opponent's (3 x 3 x 2, as PettingZoo's)."""
-        out = np.empty(rules.OBSERVATION_SIZE, np.float32)
-        rules.observe(self._s, seat, out)
-        return out.reshape(3, 3, 2)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -109,19 +92,34 @@ class TicTacToeState(GameState):
             status = f"{MARKS[self.current_player + 1]} to move"
         return "\n".join(rows) + f"\n({status})"
 
-    def render_rgb(self) -> np.ndarray:
-        size, cell = 180, 60
-        image = render.canvas(size, size)
-        for k in (1, 2):
-            render.fill_rect(image, k * cell - 1, 0, 3, size, (0, 0, 0))
-            render.fill_rect(image, 0, k * cell - 1, size, 3, (0, 0, 0))
-        for i in range(9):
-            cy, cx = (i // 3 + 0.5) * cell, (i % 3 + 0.5) * cell
-            mark = self._s[1 + i]
-            if mark == 1:
-                r = cell * 0.3
-                render.line(image, cy - r, cx - r, cy + r, cx + r, 6, (200, 30, 30))
-                render.line(image, cy - r, cx + r, cy + r, cx - r, 6, (200, 30, 30))
-            elif mark == 2:
-                render.ring(image, cy, cx, cell * 0.33, 6, (30, 30, 200))
-        return image
+@njit(cache=True)
+def batch_run(mode, ints, f32, f64, flags):
+    """The batched env's entry: the generic batch kernels bound to this game's rules (named
+    through their modules: numba caches module attributes, not bare global functions)."""
+    return batching.run_batch(rules.legal_actions, rules.apply_action, rules.returns,
+                              rules.chance_outcomes, rules.observe, batching.no_reset_hook, mode, ints, f32, f64, flags)
+
+
+GAME = Game(
+    id="tictactoe",
+    title="Tic-Tac-Toe",
+    state_class=TicTacToeState,
+    kernels=rules.KERNELS,
+    observe=rules.observe,
+    batch_run=batch_run,
+    schema=rules.SCHEMA,
+    num_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    undo_size=1,
+    heuristics={
+        "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
+    },
+    default_heuristic="lines",
+    apply_and_list=rules.apply_and_list,
+    draw=drawing.svg,
+    docs="docs/tictactoe.md",
+    seat_names=("X", "O"),
+    default_opponent="perfect",
+    hint_agent="perfect",
+    click=drawing.click,
+)

@@ -1,12 +1,13 @@
 """Batched stepping: one compiled call plays one action in each of many games.
 
 The functions here are generic over the games: they take a game's kernels (legal actions,
-apply, returns, chance outcomes, observe) as arguments, and each game binds them in a small
-module-level function of ``plies.vector.entries`` (``run(mode, buffers)``), which numba compiles
-once per game and serves from its disk cache to later processes. Passing the kernels as
-first-class function values (``KERNELS_T``) instead costs about 25 us per call from Python
-(numba checks each function reference), more than a whole step of a small batch; bound this
-way, LLVM also inlines the kernels into the loop.
+apply, returns, chance outcomes, observe, and the batch reset hook) as arguments, and each game
+binds them in its rules module as ``batch_run(mode, ints, f32, f64, flags)``, a module-level
+function that numba compiles once per game and serves from its disk cache to later processes;
+the game's ``Game`` declaration names it. Passing the kernels as first-class function values
+(``KERNELS_T``) instead costs about 25 us per call from Python (numba checks each function
+reference), more than a whole step of a small batch; bound this way, LLVM also inlines the
+kernels into the loop.
 
 Every game has its own random generator: one ``uint64`` word per game, advanced by SplitMix64
 (a counter plus a mixing function: fast, and streams of different games do not overlap). Chance
@@ -19,14 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from plies.envs.core import CHANCE, OBSERVE_SIG, TERMINAL
+from plies.envs.core import CHANCE, OBSERVE_SIG, RESET_SIG, TERMINAL, draw_outcome
 
-"""observe(state, seat, out): a game's observation for seat, flattened into out."""
 OBSERVE_T = types.FunctionType(OBSERVE_SIG)
-
-# how a finished game is replaced: a copy of the slot's start row, or that plus a new dealing
-RESET_COPY = 0
-RESET_DEAL_DICE_WARS = 1
 
 TRACE_RESET = -1
 """Trace entry: a new game started from the slot's start row (see ``starts``)."""
@@ -48,7 +44,7 @@ _F32_2D = types.float32[:, ::1]
 
 # ----- the per-game generator ----------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _next(rng, i):
+def random_bits(rng, i):
     """SplitMix64: advance game i's counter and return 64 mixed bits."""
     z = rng[i] + _GOLDEN
     rng[i] = z
@@ -58,15 +54,20 @@ def _next(rng, i):
 
 
 @njit(cache=True, inline="always")
-def _below(rng, i, n):
+def random_below(rng, i, n):
     """A uniform integer in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift)."""
-    return np.int64(((_next(rng, i) >> _S32) * np.uint64(n)) >> _S32)
+    return np.int64(((random_bits(rng, i) >> _S32) * np.uint64(n)) >> _S32)
 
 
 @njit(cache=True, inline="always")
-def _uniform(rng, i):
+def random_uniform(rng, i):
     """A uniform float in [0, 1) with 53 random bits."""
-    return np.float64(_next(rng, i) >> _S11) * _UNIT
+    return np.float64(random_bits(rng, i) >> _S11) * _UNIT
+
+
+@njit(RESET_SIG, cache=True)
+def no_reset_hook(state, rng, game, scratch):
+    """The batch reset hook of games whose start row needs nothing more."""
 
 
 # ----- the buffers ---------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def _uniform(rng, i):
 # batch size 1). The int64 arena starts with a header of sizes and offsets; VectorGame's numpy
 # views are cut from the same offsets. Compiled code indexes the arenas directly: building
 # 2-D views (reshape) costs about 0.4 us a call, more than a whole batch-1 step.
-H_N, H_S, H_W, H_U, H_K, H_T, H_O, H_P, H_A, H_RESET, H_MAX_LEN = range(11)
+H_N, H_S, H_W, H_U, H_K, H_T, H_O, H_P, H_A, H_MAX_LEN = range(10)
 (O_RNG, O_ACTIONS, O_PLAYERS, O_COUNTS, O_LENGTHS, O_TRACE_LEN, O_STATES, O_LEGAL, O_UNDO,
  O_INITIAL, O_TRACE, O_STARTS, O_OBS, O_REWARDS, O_PROBS, O_TERMS, O_TRUNCS, O_MASK) = range(
     16, 34)
@@ -122,50 +123,18 @@ def _resolve_chance(apply_fn, chance_fn, s, i, ints, f64, rng):
     undo = _row(ints, ints, O_UNDO, i, ints[H_U])
     while s[0] == CHANCE:
         n = chance_fn(s, legal, probs)
-        total = 0.0
-        for k in range(n):
-            total += probs[k]
-        u = _uniform(rng, i) * total
-        pick = n - 1
-        acc = 0.0
-        for k in range(n):
-            acc += probs[k]
-            if u < acc:
-                pick = k
-                break
-        outcome = legal[pick]
+        outcome = draw_outcome(legal, probs, n, random_uniform(rng, i))
         apply_fn(s, outcome, undo)
         _record(ints, i, outcome)
 
 
-@njit(cache=True, inline="always")
-def _deal_dice_wars(s, i, rng, scratch):
-    """Deal the map's areas anew: seats take a random free area in turn, seat 0 first (as
-    ``DiceWarsState.from_map``); dice and the header come from the copied start row."""
-    players = s[1]
-    n = s[2]
-    owners = 24
-    for a in range(n):
-        scratch[a] = a
-    left = n
-    seat = 0
-    while left > 0:
-        k = _below(rng, i, left)
-        area = scratch[k]
-        scratch[k] = scratch[left - 1]
-        left -= 1
-        s[owners + area] = seat
-        seat = (seat + 1) % players
-
-
 @njit(cache=True)
-def _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng):
+def _reset_game(apply_fn, chance_fn, reset_fn, s, i, ints, f64, rng):
     size = ints[H_S]
     row = _row(ints, ints, O_INITIAL, i % ints[H_K], size)
     for k in range(size):
         s[k] = row[k]
-    if ints[H_RESET] == RESET_DEAL_DICE_WARS:
-        _deal_dice_wars(s, i, rng, _row(ints, ints, O_LEGAL, i, ints[H_W]))
+    reset_fn(s, rng, i, _row(ints, ints, O_LEGAL, i, ints[H_W]))
     ints[ints[O_LENGTHS] + i] = 0
     if ints[H_T] > 0:
         start = _row(ints, ints, O_STARTS, i, size)
@@ -208,7 +177,7 @@ def _check_actions(ints, flags):
 
 
 @njit(cache=True)
-def _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas, start, stop):
+def _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas, start, stop):
     """Step games start..stop-1. The loop body is written out here, not called per game:
     a call passing many arrays costs more than a Tic-Tac-Toe move."""
     ints, f32, f64, flags = arenas
@@ -245,7 +214,7 @@ def _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas, s
             flags[o_truncs + i] = True
             ended = True
         if ended:
-            _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng)
+            _reset_game(apply_fn, chance_fn, reset_fn, s, i, ints, f64, rng)
         _publish(legal_fn, observe_fn, s, i, ints, f32, flags)
 
 
@@ -255,8 +224,8 @@ MODE_RESET = 2
 
 
 @njit(cache=True)
-def _step_serial(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas):
-    _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas, 0,
+def _step_serial(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas):
+    _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas, 0,
                 arenas[0][H_N])
 
 
@@ -265,25 +234,25 @@ CHUNK = 64
 
 
 @njit(cache=True, parallel=True)
-def _step_parallel(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas):
+def _step_parallel(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas):
     n = arenas[0][H_N]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas, c * CHUNK,
+        _step_range(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas, c * CHUNK,
                     min(n, (c + 1) * CHUNK))
 
 
 @njit(cache=True)
-def _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, arenas):
+def _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, reset_fn, arenas):
     ints, f32, f64, flags = arenas
     rng = _rng(ints)
     for i in range(ints[H_N]):
         s = _row(ints, ints, O_STATES, i, ints[H_S])
-        _reset_game(apply_fn, chance_fn, s, i, ints, f64, rng)
+        _reset_game(apply_fn, chance_fn, reset_fn, s, i, ints, f64, rng)
         _publish(legal_fn, observe_fn, s, i, ints, f32, flags)
 
 
 @njit(cache=True, inline="always")
-def run_batch(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, mode, ints, f32, f64,
+def run_batch(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, mode, ints, f32, f64,
               flags):
     """The batch operations for one game's kernels (bound by ``plies.vector.entries``):
 
@@ -294,15 +263,15 @@ def run_batch(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, mode, ints,
     ``MODE_RESET``: start a new game in every slot."""
     arenas = (ints, f32, f64, flags)
     if mode == MODE_RESET:
-        _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, arenas)
+        _reset_all(legal_fn, apply_fn, chance_fn, observe_fn, reset_fn, arenas)
         return -1
     bad = _check_actions(ints, flags)
     if bad >= 0:
         return bad
     if mode == MODE_STEP_PARALLEL:
-        _step_parallel(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas)
+        _step_parallel(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas)
     else:
-        _step_serial(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, arenas)
+        _step_serial(legal_fn, apply_fn, returns_fn, chance_fn, observe_fn, reset_fn, arenas)
     return -1
 
 
@@ -315,7 +284,7 @@ def sample_actions(ints):
     o_actions, o_counts, o_legal = ints[O_ACTIONS], ints[O_COUNTS], ints[O_LEGAL]
     for i in range(ints[H_N]):
         count = ints[o_counts + i]
-        ints[o_actions + i] = ints[o_legal + i * width + _below(rng, i, count)] if count > 0 else -1
+        ints[o_actions + i] = ints[o_legal + i * width + random_below(rng, i, count)] if count > 0 else -1
 
 
 @njit(types.void(OBSERVE_T, _I64_2D, _I64_1D, _F32_2D), cache=True)

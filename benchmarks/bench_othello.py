@@ -1,0 +1,227 @@
+"""Othello: plies against OpenSpiel, pgx and Shimmy, in one run.
+
+1. random playouts through the GameState vs OpenSpiel's Python API (pyspiel);
+2. the batch ``plies.vector.make("othello", N)`` vs pgx's ``othello`` vmapped and jitted on the
+   CPU (random policy and auto-reset inside one jitted ``fori_loop``, as bench_vector runs it);
+3. the plies AEC env vs OpenSpiel's othello through Shimmy's PettingZoo wrapper
+   (``OpenSpielCompatibilityV0``), the same agent loop for both;
+4. MCTS with random rollouts from the start: plies ``mcts`` vs OpenSpiel's C++ ``MCTSBot``, in
+   simulations/s, then a match in which each side gets the simulations it runs in the same
+   time per move.
+
+A step is one player decision (a forced pass counts). Peers that are not installed are skipped.
+
+python -m benchmarks.bench_othello [--seconds 2] [--batch 1024] [--match-games 10] [--move-time 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import aec_playout, openspiel_playout, plies_state_playout, rate, report
+from plies.envs.othello import OthelloState
+
+
+def machine_and_load() -> str:
+    model = subprocess.run("lscpu | grep 'Model name'", shell=True, capture_output=True, text=True).stdout
+    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    return f"{model.split(':', 1)[-1].strip()}, nproc {cores}; uptime: {load}"
+
+
+# ----- 2. batches ---------------------------------------------------------------------------
+def plies_batch(batch: int, parallel: bool | None, repeats: int = 20):
+    import plies.vector as pv
+
+    env = pv.make("othello", batch, seed=0, parallel=parallel)
+    step, sample = env.step, env.sample_actions
+
+    def run() -> int:
+        for _ in range(repeats):
+            step(sample())
+        return repeats * batch
+
+    return run
+
+
+def pgx_batch(batch: int, repeats: int = 50):
+    import jax
+    import jax.numpy as jnp
+    import pgx
+    from pgx.experimental import auto_reset
+
+    env = pgx.make("othello")
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    def body(_, carry):
+        state, key = carry
+        key, k_action, k_step = jax.random.split(key, 3)
+        logits = jnp.log(state.legal_action_mask.astype(jnp.float32))
+        action = jax.random.categorical(k_action, logits, axis=-1)
+        return step(state, action, jax.random.split(k_step, batch)), key
+
+    @jax.jit
+    def loop(state, key):
+        return jax.lax.fori_loop(0, repeats, body, (state, key))
+
+    key = jax.random.PRNGKey(0)
+    carry = [jax.jit(jax.vmap(env.init))(jax.random.split(key, batch)), key]
+
+    def run() -> int:
+        state, k = loop(carry[0], carry[1])
+        state.current_player.block_until_ready()
+        carry[0], carry[1] = state, k
+        return repeats * batch
+
+    return run
+
+
+# ----- 3. AEC loops ---------------------------------------------------------------------------
+def shimmy_playout(env):
+    """aec_playout's loop for an env that puts the action mask in ``info`` (Shimmy)."""
+    choice = random.Random(0).choice
+
+    def run() -> int:
+        env.reset()
+        steps = 0
+        for _agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            action = None if terminated or truncated else choice(np.flatnonzero(info["action_mask"]).tolist())
+            env.step(action)
+            steps += 1
+        return steps
+
+    return run
+
+
+# ----- 4. MCTS ----------------------------------------------------------------------------------
+def openspiel_bot(simulations: int, seed: int):
+    import pyspiel
+
+    game = pyspiel.load_game("othello")
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    # game, evaluator, uct_c, max_simulations, max_memory_mb, solve, seed, verbose
+    return game, pyspiel.MCTSBot(game, evaluator, 1.4, simulations, 1000, False, seed, False)
+
+
+def mcts_rates(simulations: int, repeats: int) -> tuple[float, float]:
+    from plies.agents import make
+
+    agent = make(f"mcts:simulations={simulations},exploration=1.4", seed=0)
+    state = OthelloState()
+    agent.visit_counts(state)  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        agent.visit_counts(state)
+    ours = simulations * repeats / (time.perf_counter() - start)
+    game, bot = openspiel_bot(simulations, 0)
+    spiel_state = game.new_initial_state()
+    bot.step(spiel_state)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        bot.step(spiel_state)
+    theirs = simulations * repeats / (time.perf_counter() - start)
+    return ours, theirs
+
+
+def mcts_match(games: int, ours_sims: int, theirs_sims: int) -> tuple[int, int, int, float, float]:
+    """plies mcts vs OpenSpiel MCTSBot, colours alternating; (wins, draws, losses, mean move
+    seconds of plies, of OpenSpiel)."""
+    from tqdm import tqdm
+
+    from plies.agents import make
+
+    wins = draws = losses = 0
+    times: dict[str, list[float]] = {"plies": [], "openspiel": []}
+    for g in tqdm(range(games), desc="mcts match"):
+        agent = make(f"mcts:simulations={ours_sims},exploration=1.4", seed=g)
+        game, bot = openspiel_bot(theirs_sims, g)
+        ours, theirs = OthelloState(), game.new_initial_state()
+        plies_seat = g % 2
+        while not ours.is_terminal():
+            start = time.perf_counter()
+            if ours.current_player == plies_seat:
+                action = agent.act(ours)
+                times["plies"].append(time.perf_counter() - start)
+            else:
+                action = bot.step(theirs)
+                times["openspiel"].append(time.perf_counter() - start)
+            ours.apply(action)
+            theirs.apply_action(action)
+        result = ours.returns()[plies_seat]
+        assert result == theirs.returns()[plies_seat]
+        wins += result > 0
+        draws += result == 0
+        losses += result < 0
+    return wins, draws, losses, float(np.mean(times["plies"])), float(np.mean(times["openspiel"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="timing per row")
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--simulations", type=int, default=5000, help="per MCTS rate measurement")
+    parser.add_argument("--match-games", type=int, default=10)
+    parser.add_argument("--move-time", type=float, default=0.05, help="seconds per move in the match")
+    args = parser.parse_args()
+    print(f"machine: {machine_and_load()}\n")
+
+    import pyspiel
+
+    spiel_game = pyspiel.load_game("othello")
+    rows = [
+        ("plies GameState", rate(plies_state_playout(OthelloState), args.seconds)),
+        ("OpenSpiel (Python API)", rate(openspiel_playout(spiel_game), args.seconds)),
+    ]
+    print(report("random playouts, one game at a time", rows, "OpenSpiel (Python API)"), "\n")
+
+    rows = [
+        (f"plies.vector batch {args.batch}, serial", rate(plies_batch(args.batch, False), args.seconds)),
+        (f"plies.vector batch {args.batch}, parallel=auto", rate(plies_batch(args.batch, None), args.seconds)),
+    ]
+    try:
+        rows.append((f"pgx batch {args.batch} (JAX CPU, jitted loop)", rate(pgx_batch(args.batch), args.seconds)))
+        baseline = rows[-1][0]
+    except ImportError as err:
+        print(f"(pgx skipped: {err}; pip install pgx==2.6.0 'jax==0.10.*')")
+        baseline = rows[0][0]
+    print(report("batched random steps", rows, baseline), "\n")
+
+    import plies
+
+    rows = [("plies AEC env", rate(aec_playout(plies.make("othello")), args.seconds))]
+    try:
+        from shimmy import OpenSpielCompatibilityV0
+
+        peer = OpenSpielCompatibilityV0(game_name="othello")
+        rows.append(("OpenSpiel via Shimmy (PettingZoo AEC)", rate(shimmy_playout(peer), args.seconds)))
+        baseline = rows[-1][0]
+    except ImportError as err:
+        print(f"(Shimmy skipped: {err}; pip install shimmy)")
+        baseline = rows[0][0]
+    print(report("AEC env, random agents", rows, baseline), "\n")
+
+    ours, theirs = mcts_rates(args.simulations, 3)
+    rows = [("plies mcts", ours), ("OpenSpiel MCTSBot (C++)", theirs)]
+    print(report("MCTS from the start, random rollouts", rows, "OpenSpiel MCTSBot (C++)", "simulations/s"), "\n")
+    if args.match_games:
+        ours_sims = max(1, int(ours * args.move_time))
+        theirs_sims = max(1, int(theirs * args.move_time))
+        wins, draws, losses, t_ours, t_theirs = mcts_match(args.match_games, ours_sims, theirs_sims)
+        print(f"## match, {args.move_time}s per move: plies mcts ({ours_sims} simulations, "
+              f"{t_ours * 1e3:.0f} ms/move) vs MCTSBot ({theirs_sims} simulations, {t_theirs * 1e3:.0f} ms/move)")
+        print(f"plies wins {wins}, draws {draws}, losses {losses} of {args.match_games} (colours alternate)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Every registered game passes the shipped conformance suite, and the suite catches breakage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import plies
+from plies.envs.game import Game
+from plies.envs.tictactoe import TicTacToeState
+from plies.testing import ContractViolation, check_game
+
+GAMES = {"tictactoe": 40, "connect_four": 30, "nine_mens_morris": 15, "backgammon": 10, "dice_wars": 6,
+         "othello": 15}
+
+
+@pytest.mark.parametrize("game", plies.game_ids())
+def test_every_registered_game_honours_the_contract(game):
+    counts = check_game(game, games=GAMES.get(game, 10), seed=1, max_plies=250, batch_steps=40)
+    assert counts["games"] == GAMES.get(game, 10)
+    assert counts["positions"] > counts["games"]
+
+
+class BrokenTicTacToe(TicTacToeState):
+    __slots__ = ()
+
+
+def test_a_broken_undo_is_reported():
+    """A game whose undo forgets to restore the move counter fails the suite, by name."""
+    real = TicTacToeState.game
+    fields = {name: getattr(real, name) for name in real.__dataclass_fields__}
+    fields.update(id="broken_tictactoe", state_class=BrokenTicTacToe,
+                  kernels=real.kernels._replace(undo_action=_forgetful_undo()))
+    broken = Game(**fields)
+    with pytest.raises(ContractViolation, match=r"\[undo\]"):
+        check_game(broken, games=2, batch_steps=0)
+
+
+def _forgetful_undo():
+    from numba import njit
+
+    from plies.envs.core import UNDO_SIG
+    from plies.envs.tictactoe import rules
+
+    @njit(UNDO_SIG)
+    def undo(state, action, undo_row):
+        state[1 + action] = 0
+        state[rules.RESULT] = rules.ONGOING
+        state[0] = undo_row[0]  # the move counter is not taken back
+
+    return undo
+
+
+def test_game_objects_pickle_as_their_registered_declaration():
+    import pickle
+
+    game = plies.get_game("connect_four")
+    assert pickle.loads(pickle.dumps(game)) is game
+    state = game.new_state()
+    assert type(state).game is game and state.game.id == "connect_four"
+    assert np.array_equal(pickle.loads(pickle.dumps(state)).encode(), state.encode())
