@@ -313,8 +313,9 @@ def match_counts(records: Sequence[GameRecord], agents: Sequence[str]) -> list[l
 def build_ladder(game: str, rungs: Sequence[str], games_per_pair: int = 40, seed: int = 0,
                  opening_plies: int = 0, workers: int = 1, options: dict[str, Any] | None = None,
                  progress: bool = True) -> Ladder:
-    """Play the round-robin among ``rungs`` (the first containing ``random``-anchored scale:
-    ``random`` must be one of them) and fit the ladder."""
+    """Play the round-robin among ``rungs`` (``random``, the anchor, must be one of them) and
+    fit the ladder. Two players: ``games_per_pair`` games for every pair; more players:
+    ``games_per_pair`` x rungs games at tables drawn from the rungs."""
     from plies.registration import state_class
 
     rungs = list(rungs)
