@@ -1,4 +1,4 @@
-"""The ``plies`` command: play, tournament, report, solve, train, games, agents."""
+"""The ``plies`` command: play, tournament, report, rate, solve, train, games, agents."""
 
 from __future__ import annotations
 
@@ -97,12 +97,24 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         schedule=args.schedule,
     )
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
+    _print_forfeits(result.records)
     return 0
 
 
 def check_count(option: str, value: int, least: int) -> None:
     if value < least:
         raise ValueError(f"{option} must be an integer >= {least}, not {value}")
+
+
+def _print_forfeits(records) -> None:
+    """Per agent that forfeited games: how many, and the first reason."""
+    forfeits: dict[str, list[str]] = {}
+    for record in records:
+        for spec, error in zip(record.seats, getattr(record, "errors", []) or []):
+            if error:
+                forfeits.setdefault(spec, []).append(error)
+    for spec, errors in forfeits.items():
+        print(f"{spec} forfeited {len(errors)} game(s); first: {errors[0]}")
 
 
 def _parse_clock(text: str) -> tuple[float, float]:
@@ -161,6 +173,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from plies.agents.specs import make as make_agent
     from plies.playing import Match
     from plies.terminal import human_seats_ok, play_in_terminal
 
@@ -168,6 +181,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
     options = _parse_options(args.option)
+    for spec in args.players:  # a bad spec or a game an agent cannot play: refused before the game
+        make_agent(spec, game=args.game)
     match = Match(args.game, args.players, seed=args.seed, options=options)
     human_seats_ok(match)
     frames = []
@@ -258,7 +273,42 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    print(describe())
+    if args.game:
+        _check_game(args.game)
+    print(describe(args.game))
+    return 0
+
+
+def cmd_rate(args: argparse.Namespace) -> int:
+    from plies.evaluation.rating import Ladder, build_ladder, ladder_path, place, plot_placement
+
+    _check_game(args.game)
+    if args.build:
+        shipped = None if args.rungs else Ladder.load(args.game)
+        rungs = args.rungs or shipped.specs()
+        opening = args.opening_plies if args.opening_plies is not None else (shipped.opening_plies if shipped else 0)
+        per_pair = args.games_per_pair or (shipped.games_per_pair if shipped else 40)
+        ladder = build_ladder(args.game, rungs, per_pair, seed=args.seed, opening_plies=opening,
+                              workers=args.workers, options=_parse_options(args.option), progress=not args.quiet)
+        out = args.out or ladder_path(args.game)
+        ladder.save(out)
+        print(ladder.format())
+        print(f"ladder written to {out}")
+        if args.plot:
+            plot_placement(ladder, None, args.plot)
+            print(f"plot written to {args.plot}")
+        return 0
+    if not args.agent:
+        raise ValueError("give the agent to rate: --agent SPEC (or --build to rebuild the ladder)")
+    ladder = Ladder.load(args.ladder or args.game)
+    if ladder.game != args.game:
+        raise ValueError(f"{args.ladder} is a {ladder.game} ladder, not {args.game}")
+    placement = place(ladder, args.agent, width=args.width, max_games=args.max_games, seed=args.seed,
+                      workers=args.workers, progress=not args.quiet)
+    print(placement.format(ladder))
+    plot = args.plot or f"rating-{args.game}.png"
+    plot_placement(ladder, placement, plot)
+    print(f"plot written to {plot}")
     return 0
 
 
@@ -272,7 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plies",
         description="Board and dice games as PettingZoo environments, search players and tournaments.",
-        epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells. "
+        epilog="Agent specs are NAME or NAME:key=value,key=value, e.g. alphabeta:depth=6,eval=cells, "
+        "or package.module:Name[:key=value,...] for your own agent class or factory; every spec takes "
+        "name=... (to meet copies of an agent). "
         f"Agents: {', '.join(available_agents())}. Games: {', '.join(game_ids())}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -343,8 +395,34 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)
 
+    ra = sub.add_parser("rate", help="place an agent on the game's rating ladder (extra 'eval')",
+                        description="Plays the agent against the ladder's rungs nearest its estimate until "
+                        "its 95%% interval is within +-WIDTH points or --max-games are played; prints the "
+                        "rating (Elo scale, random = 0) and writes a plot. --build replays the ladder's "
+                        "round-robin and refits it (the command is stored in the ladder file).")
+    ra.add_argument("--game", required=True, help=f"game id ({', '.join(game_ids())})")
+    ra.add_argument("--agent", metavar="SPEC", help="the agent to rate")
+    ra.add_argument("--width", type=float, default=50.0, help="stop at a 95%% interval of +-WIDTH points (50)")
+    ra.add_argument("--max-games", type=int, default=400, help="game budget of the placement (400)")
+    ra.add_argument("--ladder", metavar="FILE", help="a ladder file instead of the shipped one")
+    ra.add_argument("--plot", metavar="PNG", help="where to write the plot (default rating-GAME.png)")
+    ra.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
+    ra.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ra.add_argument("--build", action="store_true", help="rebuild the ladder by a round-robin of its rungs")
+    ra.add_argument("--rungs", nargs="+", metavar="SPEC", help="--build: the rungs (default: the shipped ones)")
+    ra.add_argument("--games-per-pair", type=int, default=None,
+                    help="--build: games per pair of rungs (default: the shipped ladder's, else 40)")
+    ra.add_argument("--opening-plies", type=int, default=None,
+                    help="--build: random opening plies (default: the shipped ladder's, else 0)")
+    ra.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="--build: game option")
+    ra.add_argument("--out", metavar="FILE", help="--build: where to write the ladder (default: the shipped file)")
+    ra.add_argument("--quiet", action="store_true", help="no progress bar")
+    ra.set_defaults(func=cmd_rate)
+
     sub.add_parser("games", help="list the games and their ids").set_defaults(func=cmd_games)
-    sub.add_parser("agents", help="list the agents and their parameters").set_defaults(func=cmd_agents)
+    ag = sub.add_parser("agents", help="list the agents: what each does, its games and its parameters")
+    ag.add_argument("--game", help="only the agents that can play this game")
+    ag.set_defaults(func=cmd_agents)
     return parser
 
 

@@ -63,7 +63,7 @@ class SingleAgentEnv(gymnasium.Env):
         if len(specs) != n - 1:
             raise ValueError(f"{game} with {n} players needs {n - 1} opponent specs, got {len(specs)}")
         self.opponent_specs = specs
-        self.opponents = [make_agent(spec) for spec in specs]
+        self.opponents = [make_agent(spec, game=game) for spec in specs]
         self.fixed_seat = int(seat)
         self.seat = max(self.fixed_seat, 0)
         self.max_game_length = max_game_length or probe.max_game_length
@@ -94,7 +94,8 @@ class SingleAgentEnv(gymnasium.Env):
         n_seats = len(self.opponents) + 1
         self.seat = int(self.np_random.integers(n_seats)) if self.fixed_seat < 0 else self.fixed_seat
         for i, agent in enumerate(self.opponents):
-            agent.reset(int(self.np_random.integers(2**31)) + i)
+            if hasattr(agent, "reset"):  # users' agents may have no reset
+                agent.reset(int(self.np_random.integers(2**31)) + i)
         self.game_state = self.state_cls.initial(self.np_random, **self.options)
         self.loop = GameLoop(self.game_state, self.np_random, self.max_game_length, self.illegal_action)
         self.loop.start()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range, uniform_policy
 from plies.agents.transposition import BEST, DEPTH, EXACT, FLAG, GENERATION, LOWER, UPPER, TranspositionTable
 from plies.envs.core import (
     EVAL_SIG,
@@ -376,6 +376,13 @@ class AlphaBetaAgent(BaseAgent):
     """
 
     spec_name = "alphabeta"
+    description = "iterative-deepening alpha-beta (negamax) with a transposition table"
+    requires = ("no_chance",)
+    limits = {
+        "depth": Range(1, 512, integer=True),
+        "tt_bits": Range(4, 30, integer=True),
+        "time_limit": Range(0, 86400),
+    }
 
     def __init__(
         self,
@@ -412,6 +419,18 @@ class AlphaBetaAgent(BaseAgent):
     def act(self, state: GameState) -> int:
         return self.choose(self.search(state).best_moves)
 
+    def policy(self, state: GameState) -> np.ndarray:
+        """Uniform over the best moves of a search (the moves ``act`` chooses among)."""
+        return uniform_policy(state, self.search(state).best_moves)
+
+    def value(self, state: GameState) -> float:
+        """The searched value for the player to move: a proven win (loss) is the game's
+        return, scaled back from WIN - plies; otherwise the heuristic's score."""
+        value = float(self.search(state).value)
+        if abs(value) > WIN / 2:
+            return float(round(value / WIN))  # ret * (WIN - plies): plies < WIN / 2
+        return value
+
     def save_table(self, path: str = "") -> None:
         target = path or self.table_path
         if not target:
@@ -425,6 +444,8 @@ class PerfectAgent(AlphaBetaAgent):
     """``perfect``: alpha-beta to the end of the game (for small games such as Tic-Tac-Toe)."""
 
     spec_name = "perfect"
+    description = "alpha-beta to the end of the game (exact play; small games only)"
+    games = ("tictactoe",)
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
         super().__init__(depth=64, eval="none", seed=seed, name=name)

@@ -4,7 +4,7 @@ alpha-beta with the heuristic before that (early in the game)."""
 from __future__ import annotations
 
 from plies.agents.alphabeta import AlphaBetaSearch
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range
 from plies.envs.core import GameState
 
 NODES_PER_SECOND = 3_000_000
@@ -22,6 +22,9 @@ class SolverAgent(BaseAgent):
     """
 
     spec_name = "solver"
+    description = "the exact Connect Four solver within a node budget, alpha-beta before that"
+    games = ("connect_four",)
+    limits = {"budget": Range(0, 3600, open_low=True), "depth": Range(1, 64, integer=True)}
 
     def __init__(
         self,

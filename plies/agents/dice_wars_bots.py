@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range
 from plies.envs.core import CHANCE, TERMINAL, GameState, draw_outcome
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
@@ -291,6 +291,7 @@ def play_bot_game(state, kinds, params, seed, record):
 
 # ----- agents ------------------------------------------------------------------------------
 class _DiceWarsBot(BaseAgent):
+    games = ("dice_wars",)
     kind = -1
 
     def _params(self) -> np.ndarray:
@@ -308,6 +309,8 @@ class DwRandomAgent(_DiceWarsBot):
     """Random attacks, at most ``max_attacks`` (2) a turn, then ends the turn."""
 
     spec_name = "dw_random"
+    description = "the course's random bot: random attacks, at most max_attacks a turn"
+    limits = {"max_attacks": Range(0, 10_000, integer=True)}
     kind = DW_RANDOM
 
     def __init__(self, *, max_attacks: int = 2, seed: int | None = None,
@@ -323,6 +326,7 @@ class DwAllRandomAgent(_DiceWarsBot):
     """Makes every possible attack in random order: a random attack while any is left."""
 
     spec_name = "dw_all_random"
+    description = "the course's bot that makes every possible attack in random order"
     kind = DW_ALL_RANDOM
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
@@ -334,6 +338,7 @@ class StrengthDiffAgent(_DiceWarsBot):
     attack with a non-negative difference is left."""
 
     spec_name = "strength_diff"
+    description = "the course's bot attacking with the largest dice difference"
     kind = STRENGTH_DIFF
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
@@ -345,6 +350,8 @@ class SingleTurnAgent(_DiceWarsBot):
     with 8 dice, best product first; ends the turn when none is left."""
 
     spec_name = "single_turn"
+    description = "the course's bot attacking where winning and holding the area is likely"
+    limits = {"threshold": Range(0, 1)}
     kind = SINGLE_TURN
 
     def __init__(self, *, threshold: float = 0.2, seed: int | None = None,
@@ -367,6 +374,8 @@ class WinProbAgent(_DiceWarsBot):
     plies/envs/dice_wars/data/win_prob.json."""
 
     spec_name = "win_prob"
+    description = "the course's bot maximising a logistic model's win probability"
+    limits = {"bias": Range(-1e6, 1e6), "region": Range(-1e6, 1e6), "dice": Range(-1e6, 1e6), "margin": Range(-1, 1)}
     kind = WIN_PROB
 
     def __init__(self, *, bias: float = _COEF["bias"], region: float = _COEF["region"],
@@ -396,6 +405,7 @@ class WpmCAgent(_DiceWarsBot):
     same idea (its own fitted model per seat, with a bias)."""
 
     spec_name = "wpm_c"
+    description = "the course's dt.wpm_c bot: win-probability maximisation with its fixed weights"
     kind = WPM_C
 
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
@@ -518,6 +528,15 @@ class DwExpectiminimaxAgent(BaseAgent):
     """
 
     spec_name = "dw_expectiminimax"
+    description = "the report's expectiminimax player over its own attacks"
+    games = ("dice_wars",)
+    limits = {
+        "depth": Range(1, 16, integer=True),
+        "max_attacks": Range(0, 10_000, integer=True),
+        "filter": Range(0, 10_000, integer=True),
+        "areas": Range(-1e6, 1e6),
+        "dice": Range(-1e6, 1e6),
+    }
 
     def __init__(self, *, depth: int = 3, max_attacks: int = 3, eval: str = "score",
                  areas: float = 0.0, dice: float = 0.0, filter: int = 5,

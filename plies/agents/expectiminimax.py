@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent, PlayPlan
+from plies.agents.base import BaseAgent, PlayPlan, Range
 from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.envs.core import (
@@ -448,6 +448,14 @@ class ExpectiminimaxAgent(BaseAgent):
     """
 
     spec_name = "expectiminimax"
+    description = "expectiminimax / MaxN to a depth, leaves scored by a heuristic or value network"
+    requires = ("chance_or_heuristic",)
+    limits = {
+        "depth": Range(1, 64, integer=True),
+        "filter": Range(0, 10_000, integer=True),
+        "limit": Range(0, 10_000, integer=True),
+        "chance_limit": Range(0, 64, integer=True),
+    }
 
     def __init__(
         self,
@@ -486,15 +494,14 @@ class ExpectiminimaxAgent(BaseAgent):
         super().reset(seed)
         self._plan.clear()
 
-    def act(self, state: GameState) -> int:
-        planned = self._plan.next_for(state)
-        if planned is not None:
-            return planned
+    def search(self, state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """The root's children: (values [children x seats], actions, paths, turn mode)."""
+        type(self).check_game(state.game, self.name)
         evaluator = self.evaluator or evaluator_for(state, self.eval_name)
         ranker = None
         if self.filter and not isinstance(evaluator, HeuristicEvaluator):
             ranker = evaluator_for(state, self.filter_eval)  # a network's filter: a heuristic
-        values, actions, paths, use_turns = analyse(
+        return analyse(
             state,
             depth=self.depth,
             evaluator=evaluator,
@@ -506,6 +513,17 @@ class ExpectiminimaxAgent(BaseAgent):
             prune=self.prune,
             stats=self.stats,
         )
+
+    def value(self, state: GameState) -> float:
+        """The searched value for the player to move."""
+        values = self.search(state)[0]
+        return float(values[:, state.current_player].max())
+
+    def act(self, state: GameState) -> int:
+        planned = self._plan.next_for(state)
+        if planned is not None:
+            return planned
+        values, actions, paths, use_turns = self.search(state)
         seat = state.current_player
         scores = values[:, seat]
         best = np.flatnonzero(scores >= scores.max() - 1e-12)

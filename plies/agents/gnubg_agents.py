@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plies.agents.base import BaseAgent, PlayPlan
+from plies.agents.base import BaseAgent, PlayPlan, Range
 from plies.envs.backgammon import rules
 from plies.envs.core import TERMINAL, GameState
 
@@ -89,6 +89,8 @@ def _board_key(array: np.ndarray) -> bytes:
 
 
 class _GnubgPlayer(BaseAgent):
+    games = ("backgammon",)
+
     def __init__(self, *, seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
         self._g = _gnubg()
@@ -140,6 +142,7 @@ class PubevalAgent(_GnubgPlayer):
     """Tesauro's pubeval: the play gnubg-nn's ``pub_best_move`` chooses."""
 
     spec_name = "pubeval"
+    description = "Tesauro's pubeval linear evaluation (via gnubg-nn)"
 
     def chosen_steps(self, board: Board, hi: int, lo: int, gammons: bool):
         return pubeval_steps(self._g.pub_best_move(board, hi, lo))
@@ -154,6 +157,8 @@ class GnubgAgent(_GnubgPlayer):
     """GNU Backgammon's network at ``depth`` plies (0 to 2; 0 = the network on each result)."""
 
     spec_name = "gnubg"
+    description = "GNU Backgammon's neural network at 0-2 plies (via gnubg-nn)"
+    limits = {"depth": Range(0, 2, integer=True)}
 
     def __init__(self, *, depth: int = 0, seed: int | None = None, name: str | None = None) -> None:
         if not 0 <= depth <= 2:

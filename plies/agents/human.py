@@ -15,6 +15,7 @@ class HumanAgent(BaseAgent):
     """``human``: reads moves in the game's notation (or action numbers) from standard input."""
 
     spec_name = "human"
+    description = "a person typing moves at the terminal"
 
     def __init__(
         self,

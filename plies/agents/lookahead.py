@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range
 from plies.envs.core import KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
 
 WIN, UNKNOWN, LOSS, ILLEGAL = 100.0, 50.0, 0.0, -1.0
@@ -119,6 +119,9 @@ class LookaheadAgent(BaseAgent):
     """The write-up's N-ply player: ``lookahead:depth=3,tiebreak=LEFT``."""
 
     spec_name = "lookahead"
+    description = "the write-up's N-ply player: wins, blocks and forced lines within depth plies"
+    requires = ("no_chance",)
+    limits = {"depth": Range(0, 64, integer=True)}
 
     def __init__(
         self, *, depth: int = 3, tiebreak: str = "RANDOM", seed: int | None = None, name: str | None = None

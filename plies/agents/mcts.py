@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from plies.agents.base import BaseAgent
+from plies.agents.base import BaseAgent, Range
 from plies.envs.core import CHANCE, KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
 
 _I1 = types.int64[::1]
@@ -153,6 +153,12 @@ class MCTSAgent(BaseAgent):
     """
 
     spec_name = "mcts"
+    description = "UCT Monte Carlo tree search with uniformly random rollouts"
+    limits = {
+        "simulations": Range(1, 10_000_000, integer=True),
+        "exploration": Range(0, 1e6),
+        "rollout_cap": Range(0, 10_000_000, integer=True),
+    }
 
     def __init__(
         self,
@@ -200,6 +206,16 @@ class MCTSAgent(BaseAgent):
                                   undo_row, probs, actions, visits)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits
+
+    def search(self, state: GameState) -> dict[int, int]:
+        """The search: visits of each root action."""
+        return self.visit_counts(state)
+
+    def policy(self, state: GameState) -> np.ndarray:
+        """Visit fractions of a search, per legal action (``state.legal_actions()`` order)."""
+        counts = self.visit_counts(state)
+        visits = np.array([counts.get(int(a), 0) for a in state.legal_actions()], np.float64)
+        return visits / visits.sum()
 
     def act(self, state: GameState) -> int:
         counts = self.visit_counts(state)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from plies.agents.base import BaseAgent
 from plies.envs.core import GameState
 
@@ -10,6 +12,12 @@ class RandomAgent(BaseAgent):
     """Plays a uniformly random legal action."""
 
     spec_name = "random"
+    description = "a uniformly random legal action"
+
+    def policy(self, state: GameState) -> np.ndarray:
+        """Uniform over the legal actions."""
+        n = len(state.legal_actions())
+        return np.full(n, 1.0 / n)
 
     def act(self, state: GameState) -> int:
         return self.choose(state.legal_actions())

@@ -31,6 +31,7 @@ class SB3PolicyAgent(BaseAgent):
     """Plays a trained MaskablePPO policy; ``deterministic=false`` samples from it."""
 
     spec_name = "sb3"
+    description = "a trained Stable-Baselines3 MaskablePPO policy (sb3:path=FILE.zip)"
 
     def __init__(
         self,
@@ -45,6 +46,10 @@ class SB3PolicyAgent(BaseAgent):
         if model is None:
             if not path:
                 raise ValueError("the sb3 agent needs a model: sb3:path=FILE.zip")
+            import os
+
+            if not os.path.isfile(path):  # checked here: Stable-Baselines3 would report PATH.zip.zip
+                raise FileNotFoundError(f"sb3 agent: no model file {path}")
             model = load_model(path)
         self.model = model
         self.deterministic = deterministic

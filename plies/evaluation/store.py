@@ -26,6 +26,7 @@ class GameRecord:
     decisions: list[int]  # decisions taken per seat
     actions: list[int]  # every action of the game, chance outcomes included (a replay)
     timeouts: list[int] = field(default_factory=list)  # decisions over the clock, per seat
+    errors: list[str] = field(default_factory=list)  # why a seat forfeited ("" if it did not), per seat
 
 
 PLIES_TABLES = {"meta": ["key", "value"], "games": ["idx", "record"]}

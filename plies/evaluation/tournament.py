@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -15,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
+from plies.agents.wrappers import checked_action
 from plies.envs.core import GameState, sample_chance
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
@@ -123,6 +127,33 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return out
 
 
+class AgentTimeout(BaseException):
+    """An agent's decision ran past its clock (raised inside the agent by an alarm; a
+    BaseException, so an agent's own ``except Exception`` does not swallow it)."""
+
+
+GRACE_SECONDS = 1.0
+"""How long past its clock a decision may run before it is interrupted (Python code only:
+compiled search is interrupted when it returns to Python)."""
+
+
+def _decide(agent: Any, state: GameState, spec: str, limit: float | None) -> int:
+    """The agent's action, checked: an integer and legal. ``limit`` (seconds) interrupts a
+    decision that hangs, where the process can set an alarm (the main thread, POSIX)."""
+    alarm = limit is not None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if alarm:
+        def on_alarm(signum, frame):
+            raise AgentTimeout(f"agent {spec!r} ran past its clock")
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, max(limit, 1e-3))
+    try:
+        action = agent.act(state)
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+    return checked_action(spec, action, state.action_mask().astype(bool))
 _plan = schedule  # run_tournament's parameter `schedule` hides the function's name
 
 
@@ -134,25 +165,33 @@ def play_game(
     """Play one scheduled game to the end (or the game's move cap).
 
     ``observer(state, action)`` is called with the start position (action None) and after
-    every action, chance outcomes included (to show or record a game)."""
+    every action, chance outcomes included (to show or record a game). An agent that cannot
+    be built, raises, returns a non-integer or illegal action, or (with a clock) hangs past
+    its time forfeits the game; ``errors`` in the record says why."""
     cls = state_class(config.game)
     rng = np.random.default_rng(scheduled.seed)
     state = cls.initial(rng, **config.options)
     seats = scheduled.seats
+    errors = [""] * len(seats)
+    forfeit: int | None = None
     agents = []
     for seat, spec in enumerate(seats):
-        agents.append(make_agent(spec, seed=scheduled.seed + seat))
+        try:
+            agents.append(make_agent(spec, seed=scheduled.seed + seat, game=config.game))
+        except Exception as err:  # a user's factory may raise anything: the game is forfeited
+            errors[seat] = f"could not build the agent: {type(err).__name__}: {err}"
+            forfeit = seat if forfeit is None else forfeit
+            agents.append(None)
     times = [0.0] * len(seats)
     counts = [0] * len(seats)
     timeouts = [0] * len(seats)
     budget = [config.clock[0] if config.clock else 0.0] * len(seats)
-    forfeit: int | None = None
     plies = 0
     decisions = 0
     cap = state.max_game_length
     if observer:
         observer(state, None)
-    while not state.is_terminal() and decisions < cap:
+    while forfeit is None and not state.is_terminal() and decisions < cap:
         if state.is_chance_node():
             outcome = sample_chance(state, rng)
             state.apply_unchecked(outcome)
@@ -164,17 +203,26 @@ def play_game(
             action = int(rng.choice(state.legal_actions()))
         else:
             start = time.perf_counter()
-            action = agents[player].act(state)
+            limit = budget[player] + config.clock[1] + GRACE_SECONDS if config.clock else None
+            try:
+                action = _decide(agents[player], state, seats[player], limit)
+            except AgentTimeout:
+                action = -1  # over the clock: handled below
+            except Exception as err:  # whatever a user's agent raises forfeits its game
+                errors[player] = f"{type(err).__name__}: {err}"
+                forfeit = player
+                break
             used = time.perf_counter() - start
             times[player] += used
             counts[player] += 1
             if config.clock:
                 budget[player] += config.clock[1] - used
-                if budget[player] < 0:
+                if budget[player] < 0 or action < 0:
                     timeouts[player] += 1
                     budget[player] = 0.0
                     replacement = state.timeout_action()
                     if replacement is None:
+                        errors[player] = "ran past its clock"
                         forfeit = player
                         break
                     action = replacement
@@ -200,11 +248,18 @@ def play_game(
         decisions=counts,
         actions=state.history,
         timeouts=timeouts,
+        errors=errors,
     )
 
 
 BACKENDS = ("process", "ray")
 PARENT_POLL_SECONDS = 0.5
+
+
+def _start_worker(parent: int, entries: Any) -> None:
+    """A worker's set-up: it ends when its parent does, and knows the users' agents."""
+    exit_with_parent(parent)
+    install_registered(entries)
 
 
 def exit_with_parent(parent: int) -> None:
@@ -241,15 +296,17 @@ def play_games(
         for scheduled in games:
             yield play_game(config, scheduled)
     else:
+        entries = picklable_registry()  # users' registered agents, sent to every worker
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                 initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
+                                 initializer=_start_worker, initargs=(os.getpid(), entries)) as pool:
             try:
                 pool.submit(int, 0).result()
             except BrokenProcessPool as err:
                 raise RuntimeError(
                     "worker processes could not start; a script that runs tournaments with "
                     "workers > 1 needs an `if __name__ == \"__main__\":` guard (processes are "
-                    "spawned and import the script again)"
+                    "spawned and import the script again), and agents added with register() must "
+                    f"be importable by the workers (registered: {', '.join(entries) or 'none'})"
                 ) from err
             queue = iter(games)
             running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
@@ -269,16 +326,23 @@ def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], wor
         raise ImportError('the ray backend needs Ray: pip install "plies[ray]"') from err
     if not ray.is_initialized():
         ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
-    remote_play = ray.remote(play_game)
+    entries = picklable_registry()
+    remote_play = ray.remote(_play_with_registry)
     queue = iter(games)
-    running = [remote_play.remote(config, g) for g in itertools.islice(queue, max(1, workers) * 2)]
+    running = [remote_play.remote(entries, config, g) for g in itertools.islice(queue, max(1, workers) * 2)]
     while running:
         done, running = ray.wait(running, num_returns=1)
         for ref in done:
             yield ray.get(ref)
             nxt = next(queue, None)
             if nxt is not None:
-                running.append(remote_play.remote(config, nxt))
+                running.append(remote_play.remote(entries, config, nxt))
+
+
+def _play_with_registry(entries: dict[str, Any], config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
+    """``play_game`` in a worker that first learns the users' registered agents."""
+    install_registered(entries)
+    return play_game(config, scheduled)
 
 
 @dataclass
@@ -322,8 +386,8 @@ def run_tournament(
     instead of ``schedule``'s default rotations."""
     from tqdm.auto import tqdm
 
-    for spec in agents:  # fail early on a bad spec, before any process starts
-        make_agent(spec)
+    for spec in agents:  # fail early on a bad spec or a game an agent cannot play, before any game
+        make_agent(spec, game=game)
     config = TournamentConfig(game, tuple(agents), games, seed, opening_plies, focus, dict(options or {}),
                               tuple(clock) if clock else None, schedule)
     plan = _plan(config)
@@ -364,4 +428,9 @@ def self_play(
         ScheduledGame(i, int(np.random.SeedSequence([seed, i]).generate_state(1)[0]), tuple(seats))
         for i in range(games)
     ]
-    return sorted(play_games(config, plan, workers, backend), key=lambda r: r.index)
+    records = sorted(play_games(config, plan, workers, backend), key=lambda r: r.index)
+    for record in records:  # training data must not hold forfeited games
+        for spec, error in zip(record.seats, record.errors):
+            if error:
+                raise RuntimeError(f"self-play game {record.index}: agent {spec!r} forfeited: {error}")
+    return records

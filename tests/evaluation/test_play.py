@@ -32,3 +32,11 @@ def test_play_command_with_a_human_and_a_replay(tmp_path, monkeypatch, capsys):
 def test_play_rejects_a_replay_name_that_is_not_gif(tmp_path, capsys):
     assert main(["play", "tictactoe", "--players", "random", "random", "--record", str(tmp_path / "a.mp4")]) == 2
     assert "GIF" in capsys.readouterr().err
+
+
+def test_play_names_seats_and_refuses_a_wrong_game(capsys):
+    assert main(["play", "tictactoe", "--players", "random:name=a", "random:name=b"]) == 0
+    out = capsys.readouterr().out
+    assert "X (random:name=a) vs O (random:name=b)" in out and "result: " in out
+    assert main(["play", "tictactoe", "--players", "dw_random", "random"]) == 2
+    assert "agent 'dw_random' cannot play tictactoe" in capsys.readouterr().err

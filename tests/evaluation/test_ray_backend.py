@@ -33,3 +33,20 @@ def test_self_play_on_ray_gives_the_process_backend_s_games():
     assert [r.actions for r in remote] == [r.actions for r in local]
     assert [r.returns for r in remote] == [r.returns for r in local]
     assert len({tuple(r.actions) for r in local}) == len(lineups)  # the games differ
+
+
+@pytest.mark.slow
+def test_registered_users_agents_reach_ray_workers():
+    from plies.agents import from_policy, register, unregister
+    from tests.agents.sample_agents import last_legal_policy
+
+    register("lasts", from_policy(last_legal_policy))
+    try:
+        local = run_tournament("tictactoe", ["lasts", "random"], 2, seed=1, workers=1, progress=False)
+        remote = run_tournament("tictactoe", ["lasts", "random"], 2, seed=1, workers=1, progress=False,
+                                backend="ray")
+    finally:
+        ray.shutdown()
+        unregister("lasts")
+    assert [r.actions for r in remote.records] == [r.actions for r in local.records]
+    assert not any(e for r in remote.records for e in r.errors)
