@@ -20,7 +20,8 @@ import numpy as np
 from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
 from plies.agents.wrappers import checked_action
-from plies.envs.core import GameState, sample_chance
+from plies.envs.core import GameState
+from plies.envs.loop import GameLoop
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.registration import state_class
@@ -186,20 +187,13 @@ def play_game(
     counts = [0] * len(seats)
     timeouts = [0] * len(seats)
     budget = [config.clock[0] if config.clock else 0.0] * len(seats)
-    plies = 0
-    decisions = 0
-    cap = state.max_game_length
-    if observer:
-        observer(state, None)
-    while forfeit is None and not state.is_terminal() and decisions < cap:
-        if state.is_chance_node():
-            outcome = sample_chance(state, rng)
-            state.apply_unchecked(outcome)
-            if observer:
-                observer(state, outcome)
-            continue
+    loop = GameLoop(state, rng, observer=observer)  # chance, the move cap, the result
+    loop.start()
+    if forfeit is not None:
+        loop.forfeit(forfeit)
+    while not loop.finished:
         player = state.current_player
-        if decisions < config.opening_plies:
+        if loop.decisions < config.opening_plies:
             action = int(rng.choice(state.legal_actions()))
         else:
             start = time.perf_counter()
@@ -210,7 +204,7 @@ def play_game(
                 action = -1  # over the clock: handled below
             except Exception as err:  # whatever a user's agent raises forfeits its game
                 errors[player] = f"{type(err).__name__}: {err}"
-                forfeit = player
+                loop.forfeit(player)
                 break
             used = time.perf_counter() - start
             times[player] += used
@@ -223,27 +217,19 @@ def play_game(
                     replacement = state.timeout_action()
                     if replacement is None:
                         errors[player] = "ran past its clock"
-                        forfeit = player
+                        loop.forfeit(player)
                         break
                     action = replacement
-        state.apply(action)
-        decisions += 1
-        plies += 1
-        if observer:
-            observer(state, action)
-    if forfeit is not None:
-        n = len(seats)
-        returns = np.full(n, 1.0 / (n - 1))
-        returns[forfeit] = -1.0
-    else:
-        returns = state.returns() if state.is_terminal() else np.zeros(len(seats))
+        loop.play(action)
+    returns = loop.returns()
+    plies = loop.decisions
     return GameRecord(
         index=scheduled.index,
         seed=scheduled.seed,
         seats=list(seats),
         returns=[float(r) for r in returns],
         plies=plies,
-        truncated=forfeit is None and not state.is_terminal(),
+        truncated=loop.truncated,
         decision_seconds=times,
         decisions=counts,
         actions=state.history,

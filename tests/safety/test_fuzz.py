@@ -61,11 +61,8 @@ spec_cases = st.one_of(
               st.integers(0, 30)),
 )
 
-# Cases known to crash until fixes made elsewhere in issue 15 are merged; they live in
-# test_known_crashes_fixed_elsewhere below (xfail) instead of the fuzz, so the fuzz keeps failing
-# on anything new:
-# - observation(seat) with an out-of-range seat (the core.py seat check, the lead's part);
-# - dw_expectiminimax with a negative depth (the agent-spec checks, another helper's part).
+# Cases that crashed the interpreter before the checks of issue 15 (the GameState seat check,
+# the agent-spec ranges): each must now raise a clear ValueError or TypeError.
 KNOWN_ELSEWHERE = [
     ["observe", "connect_four", 0, 3, ["int", 10**6]],
     ["observe", "nine_mens_morris", 0, 3, ["int", 10**6]],
@@ -98,10 +95,8 @@ def test_no_input_kills_the_interpreter(cases):
     assert code in (0, 3), f"exit {code} in {_last_case(stderr)}\n{stderr[-2000:]}"  # 3: a case ran > 20 s
 
 
-@pytest.mark.xfail(reason="fixed by the core.py seat checks and the agent-spec checks of issue 15 "
-                   "(other branches): remove this mark once they are merged", strict=False)
 @pytest.mark.parametrize("case", KNOWN_ELSEWHERE, ids=lambda c: f"{c[0]}-{c[1]}-{c[-1] if c[0] == 'observe' else c[2]}")
-def test_known_crashes_fixed_elsewhere(case):
+def test_known_crashes_now_raise(case):
     code, stderr = run_child([case], timeout=120)
     assert code >= 0, f"killed by signal {-code}: {case}"
     assert "RAISED ValueError" in stderr or "RAISED TypeError" in stderr, stderr[-500:]

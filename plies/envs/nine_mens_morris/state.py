@@ -157,6 +157,9 @@ class NineMensMorrisState(GameState):
         items.append(f"in hand W {s[rules.HAND]} B {s[rules.HAND + 1]}")
         items.append(f"turn {s[rules.TURNS]}")
         items.append(f"quiet {s[rules.QUIET]}")
+        segment = self._segment()
+        if segment:
+            items.append("history " + " ".join(f"{int(k) & _KEY_MASK:016x}" for k in segment))
         if self.is_terminal():
             result = s[rules.RESULT]
             items.append("draw" if result == rules.DRAW else f"{SEATS[result]} wins")
@@ -164,6 +167,24 @@ class NineMensMorrisState(GameState):
 
     def to_string(self) -> str:
         return self.diagram() + "\n" + self.status()
+
+    def _segment(self) -> list[int]:
+        """The position keys of the current repetition segment, for the text, when they are
+        more than the key of the position itself (otherwise none: the usual case)."""
+        s = self._s
+        if s[rules.HIST_CAP] == 0:
+            return []
+        keys = s[rules.HISTORY + s[rules.SEG_START] : rules.HISTORY + s[rules.HIST_LEN]].tolist()
+        if len(keys) == 1 and not s[rules.REMOVING] and keys[0] == rules.position_key(s):
+            return []
+        return keys
+
+    def encode(self) -> np.ndarray:
+        """The state array with the keys from before the last irreversible turn zeroed: they
+        can no longer decide a repetition, and the text does not carry them."""
+        code = self._s.copy()
+        code[rules.HISTORY : rules.HISTORY + code[rules.SEG_START]] = 0
+        return code
 
     @classmethod
     def from_string(cls, text: str, **options: Any) -> NineMensMorrisState:
@@ -227,13 +248,13 @@ class NineMensMorrisState(GameState):
                     f"board ({text!r})"
                 )
             s[rules.REMOVING] = 1
-        rules.start_segment(s)
         result = fields.get("result")
+        _place_history(s, fields.get("history"), result is not None, text)
         if result is not None:
             s[rules.RESULT] = result
             s[rules.TO_MOVE] = TERMINAL
         elif not s[rules.REMOVING]:
-            rules.settle(s)
+            rules.settle(s)  # the top key's turn end: repetition threats, and whether it is over
         return state
 
     def action_to_string(self, action: int) -> str:
@@ -314,6 +335,8 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
             fields["quiet"] = int(m.group(1))
         elif low.startswith("last move formed a mill"):
             fields["removing"] = True
+        elif m := re.fullmatch(r"history((?:\s+[0-9a-f]{16})+)", low):
+            fields["history"] = [_signed(int(key, 16)) for key in m.group(1).split()]
         elif low.startswith("num men:"):
             continue  # implied by the board and the stones in hand
         elif low in ("w wins", "b wins"):
@@ -324,7 +347,7 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
             raise ValueError(
                 f"cannot read {item!r} in the Nine Men's Morris position {text!r}; status "
                 "items are 'W to move', 'B to remove', 'in hand W 3 B 2', 'turn 20', "
-                "'quiet 4', 'W wins', 'B wins', 'draw'"
+                "'quiet 4', 'history <16 hex digits> ...', 'W wins', 'B wins', 'draw'"
             )
     most = 10**9  # far beyond any game, well inside int64
     for key in ("turn", "quiet"):
@@ -335,6 +358,47 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
         raise ValueError(f"impossible Nine Men's Morris position {text!r}: quiet {fields['quiet']} counts "
                          f"turns without a removal, so it cannot exceed turn {fields['turn']}")
     return fields
+
+
+_KEY_MASK = (1 << 64) - 1
+
+
+def _signed(key: int) -> int:
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def _place_history(s: np.ndarray, keys: list[int] | None, over: bool, text: str) -> None:
+    """Lay out the repetition stack of a parsed position: one key per completed turn, the
+    current segment's keys (given, or just the position's own) at its top, and the repetition
+    threats that the turn ends before the top one found (``settle`` judges the top one, as in
+    play, unless the game is over or a removal is pending: then it was judged already)."""
+    if s[rules.HIST_CAP] == 0:
+        if keys:
+            raise ValueError(f"a history was given but these rules keep none ({text!r})")
+        rules.start_segment(s)
+        return
+    length = int(s[rules.TURNS]) + 1  # the start position plus one key per completed turn
+    if length > s[rules.HIST_CAP]:
+        raise ValueError(f"turn {s[rules.TURNS]} is beyond the longest game these rules allow "
+                         f"({s[rules.HIST_CAP] - 1} turns) ({text!r})")
+    given = keys is not None
+    keys = list(keys) if given else [int(rules.position_key(s))]
+    if len(keys) > length:
+        raise ValueError(f"a history of {len(keys)} positions is longer than the {length} the game "
+                         f"has had by turn {s[rules.TURNS]} ({text!r})")
+    if not s[rules.REMOVING] and keys[-1] != rules.position_key(s):
+        raise ValueError(f"the history does not end at this position ({text!r})")
+    start = length - len(keys)
+    s[rules.HIST_LEN] = length
+    s[rules.SEG_START] = start
+    s[rules.HISTORY + start : rules.HISTORY + length] = keys
+    s[rules.THREATS] = 0
+    repetition = int(s[rules.OPT_REPETITION])
+    judged = len(keys) if given and (over or s[rules.REMOVING]) else len(keys) - 1
+    for i in range(judged):
+        seen = 1 + sum(keys[j] == keys[i] for j in range(i - 2, -1, -2))
+        if repetition > 0 and seen == repetition - 1:
+            s[rules.THREATS] ^= keys[i]
 
 
 @njit(cache=True)
