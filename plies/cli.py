@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
+from plies.agents.specs import make as make_agent
 from plies.envs.registry import DEMO_GAME
 from plies.registration import game_ids, get_game
 
@@ -79,6 +80,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     agents = args.agents or (DEFAULT_TOURNAMENT["agents"] if not args.game else None)
     if not agents:
         raise ValueError("give the agents to play: --agents SPEC SPEC ...")
+    for spec in agents:  # a wrong name, parameter, game or file is an error before any game
+        make_agent(spec, seed=0, game=game)
     games = args.games if args.games is not None else DEFAULT_TOURNAMENT["games"]
     opening = args.opening_plies if args.opening_plies is not None else (
         DEFAULT_TOURNAMENT["opening_plies"] if not args.game else 0)
@@ -260,8 +263,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     import importlib
 
-    module = importlib.import_module(f"plies.training.{args.game}")
-    return module.main(args.options)
+    from plies.training import TRAINERS
+
+    module, _, function = TRAINERS[args.game].partition(":")
+    return getattr(importlib.import_module(module), function)(args.options)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -391,7 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",
                         description="backgammon: TD(lambda) self-play; dice_wars: supervised fitting on "
                         "self-play games. `plies train GAME --help` lists the options of each.")
-    tr.add_argument("game", choices=("backgammon", "dice_wars"), help="the game whose network to train")
+    from plies.training import TRAINERS
+
+    tr.add_argument("game", choices=tuple(TRAINERS), help="the game whose network to train")
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)
 

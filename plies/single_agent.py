@@ -124,3 +124,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self):
         return render_state(self.game_state, self.render_mode)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows the environment as its current position."""
+        return self.game_state.svg()

@@ -544,6 +544,9 @@ class DwExpectiminimaxAgent(BaseAgent):
                  end_turn: bool = False,
                  seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
+        from plies.agents.evaluator_specs import check_eval_spec
+
+        check_eval_spec(eval)
         self.depth = depth
         self.max_attacks = max_attacks
         self.eval_name = eval

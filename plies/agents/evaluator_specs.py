@@ -7,6 +7,14 @@ from __future__ import annotations
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.agents.value_net import net_evaluator
 from plies.envs.core import GameState
+from plies.files import load_torch
+
+
+def check_eval_spec(name: str) -> None:
+    """Fail when the agent is built, not at its first move: an ``eval=FILE.pt`` must be a
+    readable plies weights file (checked by its SHA-256, loaded without running code)."""
+    if name.endswith(".pt"):
+        load_torch(name, "weights")
 
 
 def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluator:

@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, PlayPlan, Range
-from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.evaluator_specs import check_eval_spec, evaluator_for
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.envs.core import (
     AFTERSTATES_SIG,
@@ -477,6 +477,8 @@ class ExpectiminimaxAgent(BaseAgent):
             raise ValueError(f"expectiminimax depth must be at least 1, not {depth}")
         if turns not in ("auto", "on", "off"):
             raise ValueError(f"turns must be auto, on or off, not {turns!r}")
+        check_eval_spec(eval)
+        check_eval_spec(filter_eval)
         self.depth = depth
         self.eval_name = eval
         self.filter = filter

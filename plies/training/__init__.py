@@ -6,3 +6,9 @@
 - ``backgammon``: TD(lambda) self-play of TD-Gammon's network;
 - ``dice_wars``: supervised fitting of the map network on self-play games (``dw_data``).
 """
+
+TRAINERS: dict[str, str] = {
+    "backgammon": "plies.training.backgammon:main",
+    "dice_wars": "plies.training.dice_wars:main",
+}
+"""Game id -> the entry point of its value-network trainer (``plies train GAME``)."""

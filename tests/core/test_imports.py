@@ -9,7 +9,7 @@ from pathlib import Path
 import plies
 
 ROOT = Path(plies.__file__).parent
-LAYERS = {"envs": 0, "testing": 0, "agents": 1, "classroom": 2, "registration": 2, "single_agent": 2,
+LAYERS = {"envs": 0, "files": 0, "_numba_cache": 0, "testing": 0, "agents": 1, "classroom": 2, "registration": 2, "single_agent": 2,
           "vector": 2, "training": 3, "evaluation": 3, "cli": 4, "__init__": 4}
 # plies.testing replays games through plies.vector: it sits above vector, below the cli
 LAYERS["testing"] = 3

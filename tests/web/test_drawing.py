@@ -136,3 +136,14 @@ def test_aec_env_shows_itself_as_svg():
     env.reset(seed=0)
     env.step(3)
     assert env._repr_svg_() == env.game_state.svg()
+
+
+def test_single_agent_env_shows_itself_as_svg():
+    import gymnasium
+
+    import plies  # noqa: F401 - registers the ids
+
+    env = gymnasium.make("plies/TicTacToe-v0", seat=0).unwrapped
+    env.reset(seed=0)
+    env.step(4)
+    assert env._repr_svg_() == env.game_state.svg() and "<svg" in env._repr_svg_()

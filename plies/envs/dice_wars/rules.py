@@ -606,7 +606,6 @@ def deal_areas(state, rng, game, scratch):
         state[AREAS + area] = seat
         seat = (seat + 1) % players
 
-"""observe(state, seat, out): the observation for seat, flattened, into out (float32)."""
 
 
 @njit(OBSERVE_SIG, cache=True)
