@@ -592,7 +592,7 @@ def _buffers_for(cls: type, size: int) -> tuple[np.ndarray, np.ndarray]:
     return _BUFFER_CACHE[key]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_outcome(outcomes, probs, count, u):
     """The one chance sampler: the first of ``count`` outcomes whose cumulative probability
     exceeds ``u`` (uniform in [0, 1)) times their total. Compiled code (the batched envs, the
