@@ -80,8 +80,8 @@ def test_ladders_round_trip_and_bad_files_are_named(ladder, tmp_path):
     bad.write_text("{}")
     with pytest.raises(ValueError, match="bad.json is not a plies rating ladder"):
         Ladder.load(bad)
-    with pytest.raises(ValueError, match="no rating ladder for 'nine_mens_morris'"):
-        Ladder.load("nine_mens_morris")
+    with pytest.raises(ValueError, match="no rating ladder for 'chess'"):
+        Ladder.load("chess")
 
 
 def test_cli_rate_prints_the_rating_and_writes_a_plot(ladder, tmp_path, capsys):
@@ -168,3 +168,11 @@ def test_the_shipped_connect_four_ladder_predicts_held_out_matches():
         scores = [expected_score(fit.ratings[i] + z * diff_sd, fit.ratings[j], shipped.nu) for z in (-1.96, 1.96)]
         noise = 1.96 * math.sqrt(0.25 / n)
         assert min(scores) - noise <= observed <= max(scores) + noise, (chosen[a], chosen[b], observed, scores)
+
+
+@pytest.mark.parametrize("game", __import__("plies").game_ids())
+def test_every_registered_game_ships_a_ladder_anchored_at_random(game):
+    ladder = Ladder.load(game)
+    assert "random" in ladder.specs() and len(ladder.rungs) >= 4
+    assert ladder.ratings()[ladder.specs().index("random")] == 0.0
+    assert ladder.command.startswith(f"plies rate --build --game {game}")
