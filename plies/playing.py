@@ -65,7 +65,7 @@ class Match:
         self.agents: dict[int, Any] = {}
         for seat, spec in enumerate(seats):
             if spec != HUMAN:
-                self.agents[seat] = make_agent(spec, seed=self.seed + seat)
+                self.agents[seat] = make_agent(spec, seed=self.seed + seat, game=self.declared.id)
         self.log: list[LogLine] = []
         self.version = 0  # counts changes: a request made on an older version is stale
         self.turn_start = 0  # ply at which the person now to move got the move
@@ -198,5 +198,5 @@ class Match:
         """The move the agent ``spec`` (default: a strong one for the game) would play here."""
         if not self.human_to_move():
             raise ValueError("a hint is for a person to move")
-        agent = make_agent(spec or self.declared.hint_agent, seed=self.seed)
+        agent = make_agent(spec or self.declared.hint_agent, seed=self.seed, game=self.declared.id)
         return int(agent.act(self.state.clone()))

@@ -192,6 +192,10 @@ class VectorGame:
             raise ValueError(f"game index {index} is outside 0..{self.num_envs - 1}")
         return index
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a batch as its first game's position."""
+        return self.game_state(0).svg()
+
     def as_torch(self) -> dict[str, Any]:
         """The batch's arrays as torch tensors sharing their memory (no copies): they show
         the current values after every ``step``."""

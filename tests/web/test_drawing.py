@@ -147,3 +147,11 @@ def test_single_agent_env_shows_itself_as_svg():
     env.reset(seed=0)
     env.step(4)
     assert env._repr_svg_() == env.game_state.svg() and "<svg" in env._repr_svg_()
+
+
+def test_batched_env_shows_its_first_game_as_svg():
+    import plies.vector as pv
+
+    batch = pv.make("connect_four", 4, seed=0)
+    batch.step(batch.sample_actions())
+    assert batch._repr_svg_() == batch.game_state(0).svg()

@@ -121,3 +121,12 @@ def test_declared_defaults_for_people():
     assert dice_wars.seat_options(3, {"num_players": 4}) == {"num_players": 4}
     match = Match("dice_wars", ["random"] * 5, seed=0)
     assert match.state.num_players == 5
+
+
+def test_a_match_refuses_an_agent_for_another_game_before_any_move():
+    import pytest
+
+    from plies.playing import Match
+
+    with pytest.raises(ValueError, match="connect_four"):
+        Match("tictactoe", ["human", "solver"])
