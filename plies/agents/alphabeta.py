@@ -240,7 +240,7 @@ def resolve_evaluator(state: GameState, eval_name: str):
     name = eval_name or info.default_heuristic
     if name not in info.heuristics:
         raise ValueError(
-            f"unknown evaluation {name!r} for {info.name}; evaluations: "
+            f"unknown evaluation {name!r} for {info.id}; evaluations: "
             + ", ".join(list(info.heuristics) + ["none"])
         )
     heuristic = info.heuristics[name]
@@ -284,20 +284,20 @@ class AlphaBetaSearch:
     def _prepare(self, state: GameState):
         info = state.game
         if info.has_chance:
-            raise ValueError(f"alpha-beta cannot search {info.name}: it has chance nodes; use expectiminimax")
+            raise ValueError(f"alpha-beta cannot search {info.id}: it has chance nodes; use expectiminimax")
         if state.num_players != 2:
-            raise ValueError(f"alpha-beta needs a two-player game; {info.name} has {state.num_players} players")
+            raise ValueError(f"alpha-beta needs a two-player game; {info.id} has {state.num_players} players")
         if self.symmetry and info.canonical_hash is None:
-            raise ValueError(f"{info.name} has no symmetry hash; use symmetry=false")
+            raise ValueError(f"{info.id} has no symmetry hash; use symmetry=false")
         key_kind = "symmetric" if self.symmetry else "plain"
         if self.table is None:
-            self.table = TranspositionTable(self.tt_bits, info.name, key_kind)
-        elif self.table.key_kind != key_kind or (self.table.game and self.table.game != info.name):
+            self.table = TranspositionTable(self.tt_bits, info.id, key_kind)
+        elif self.table.key_kind != key_kind or (self.table.game and self.table.game != info.id):
             raise ValueError(
                 f"the transposition table holds {self.table.key_kind} keys of {self.table.game!r}; "
-                f"this search needs {key_kind} keys of {info.name!r}"
+                f"this search needs {key_kind} keys of {info.id!r}"
             )
-        self.table.game = info.name
+        self.table.game = info.id
         kernel, heuristic = resolve_evaluator(state, self.eval_name)
         params = heuristic.params(self.weights) if heuristic else np.zeros(1, np.float64)
         if self._history is None or self._history.shape[0] != state.num_actions:

@@ -51,7 +51,7 @@ def _walk(state, kernels, legal_bufs, undo_rows, ret, ply, weight, uniform, out)
 
 def _run(state: GameState, uniform: bool) -> np.ndarray:
     if state.game.has_chance:
-        raise ValueError(f"{state.game.name} has chance nodes; exhaustive enumeration needs a game without")
+        raise ValueError(f"{state.game.id} has chance nodes; exhaustive enumeration needs a game without")
     depth = state.max_game_length + 1
     legal_bufs = np.zeros((depth, state.max_legal_actions), np.int64)
     undo_rows = np.zeros((depth, max(1, state.game.undo_size)), np.int64)

@@ -26,7 +26,7 @@ def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluat
         return net_evaluator(state.game.id, None if key == "net" else key)
     if key not in info.heuristics:
         raise ValueError(
-            f"{info.name} has no heuristic {key!r}; heuristics: "
+            f"{info.id} has no heuristic {key!r}; heuristics: "
             f"{', '.join(info.heuristics) or 'none'}"
         )
     heuristic = info.heuristics[key]

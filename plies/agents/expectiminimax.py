@@ -568,7 +568,7 @@ def analyse(
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
     turn_kernel = state.game.afterstates
     if turns == "on" and turn_kernel is None:
-        raise ValueError(f"{state.game.name} has no afterstate kernel: use turns=off")
+        raise ValueError(f"{state.game.id} has no afterstate kernel: use turns=off")
     use_turns = turn_kernel is not None and turns != "off"
     kernel = turn_kernel if use_turns else no_turns
     n_players = state.num_players

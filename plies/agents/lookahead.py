@@ -87,7 +87,7 @@ def scores_for(state: GameState, seat: int, depth: int) -> list[float]:
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
     if state.game.has_chance:
-        raise ValueError(f"the lookahead player cannot search {state.game.name}: it has chance nodes")
+        raise ValueError(f"the lookahead player cannot search {state.game.id}: it has chance nodes")
     if state.is_terminal():
         result = state.returns()[seat]
         return [WIN if result > 0 else LOSS if result < 0 else ILLEGAL] * state.num_actions

@@ -274,11 +274,6 @@ class GameState:
         cls._undo_fn = staticmethod(_entry(game.kernels.undo_action, UNDO_SIG))
         cls._step_fn = staticmethod(_entry(game.apply_and_list, STEP_SIG)) if game.apply_and_list else None
 
-    @property
-    def info(self) -> Game:
-        """The game's declaration (older name of ``game``)."""
-        return self.game
-
     @classmethod
     def _wrap_constructor(cls, name: str) -> None:
         original = cls.__dict__[name].__func__

@@ -9,7 +9,7 @@ module name and never index its kernels by position. docs/adding_a_game.md walks
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,24 +186,12 @@ class Game:
             return {**options, "num_players": seats}
         return dict(options)
 
-    @property
-    def name(self) -> str:  # the id under the name older code used
-        return self.id
-
     def new_state(self, seed: int | None = None, **options: Any) -> GameState:
         """A starting position (random set-ups drawn from ``seed``)."""
         return self.state_class.initial(np.random.default_rng(seed), **options)
 
     def from_string(self, text: str, **options: Any) -> GameState:
         return self.state_class.from_string(text, **options)
-
-    def check_options(self, given: dict[str, Any] | Sequence[str]) -> None:
-        unknown = sorted(set(given) - set(self.options))
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(unknown)} for {self.id}; "
-                f"options: {', '.join(self.options) or 'none'}"
-            )
 
     def __repr__(self) -> str:
         return f"<Game {self.id}>"
