@@ -17,7 +17,6 @@ python -m benchmarks.bench_othello [--seconds 2] [--batch 1024] [--match-games 1
 from __future__ import annotations
 
 import argparse
-import random
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_vector import pgx_vector, plies_vector
 from benchmarks.common import aec_playout, openspiel_playout, plies_state_playout, rate, report
 from plies.envs.othello import OthelloState
 
@@ -39,72 +39,7 @@ def machine_and_load() -> str:
     return f"{model.split(':', 1)[-1].strip()}, nproc {cores}; uptime: {load}"
 
 
-# ----- 2. batches ---------------------------------------------------------------------------
-def plies_batch(batch: int, parallel: bool | None, repeats: int = 20):
-    import plies.vector as pv
-
-    env = pv.make("othello", batch, seed=0, parallel=parallel)
-    step, sample = env.step, env.sample_actions
-
-    def run() -> int:
-        for _ in range(repeats):
-            step(sample())
-        return repeats * batch
-
-    return run
-
-
-def pgx_batch(batch: int, repeats: int = 50):
-    import jax
-    import jax.numpy as jnp
-    import pgx
-    from pgx.experimental import auto_reset
-
-    env = pgx.make("othello")
-    step = jax.vmap(auto_reset(env.step, env.init))
-
-    def body(_, carry):
-        state, key = carry
-        key, k_action, k_step = jax.random.split(key, 3)
-        logits = jnp.log(state.legal_action_mask.astype(jnp.float32))
-        action = jax.random.categorical(k_action, logits, axis=-1)
-        return step(state, action, jax.random.split(k_step, batch)), key
-
-    @jax.jit
-    def loop(state, key):
-        return jax.lax.fori_loop(0, repeats, body, (state, key))
-
-    key = jax.random.PRNGKey(0)
-    carry = [jax.jit(jax.vmap(env.init))(jax.random.split(key, batch)), key]
-
-    def run() -> int:
-        state, k = loop(carry[0], carry[1])
-        state.current_player.block_until_ready()
-        carry[0], carry[1] = state, k
-        return repeats * batch
-
-    return run
-
-
-# ----- 3. AEC loops ---------------------------------------------------------------------------
-def shimmy_playout(env):
-    """aec_playout's loop for an env that puts the action mask in ``info`` (Shimmy)."""
-    choice = random.Random(0).choice
-
-    def run() -> int:
-        env.reset()
-        steps = 0
-        for _agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            action = None if terminated or truncated else choice(np.flatnonzero(info["action_mask"]).tolist())
-            env.step(action)
-            steps += 1
-        return steps
-
-    return run
-
-
-# ----- 4. MCTS ----------------------------------------------------------------------------------
+# ----- batches and AEC loops: the timers of bench_vector.py and common.py; MCTS -------------- ----------------------------------------------------------------------------------
 def openspiel_bot(simulations: int, seed: int):
     import pyspiel
 
@@ -186,11 +121,11 @@ def main() -> None:
     print(report("random playouts, one game at a time", rows, "OpenSpiel (Python API)"), "\n")
 
     rows = [
-        (f"plies.vector batch {args.batch}, serial", rate(plies_batch(args.batch, False), args.seconds)),
-        (f"plies.vector batch {args.batch}, parallel=auto", rate(plies_batch(args.batch, None), args.seconds)),
+        (f"plies.vector batch {args.batch}, serial", rate(plies_vector("othello", args.batch, False), args.seconds)),
+        (f"plies.vector batch {args.batch}, parallel=auto", rate(plies_vector("othello", args.batch, None), args.seconds)),
     ]
     try:
-        rows.append((f"pgx batch {args.batch} (JAX CPU, jitted loop)", rate(pgx_batch(args.batch), args.seconds)))
+        rows.append((f"pgx batch {args.batch} (JAX CPU, jitted loop)", rate(pgx_vector("othello", args.batch)[0], args.seconds)))
         baseline = rows[-1][0]
     except ImportError as err:
         print(f"(pgx skipped: {err}; pip install pgx==2.6.0 'jax==0.10.*')")
@@ -204,7 +139,7 @@ def main() -> None:
         from shimmy import OpenSpielCompatibilityV0
 
         peer = OpenSpielCompatibilityV0(game_name="othello")
-        rows.append(("OpenSpiel via Shimmy (PettingZoo AEC)", rate(shimmy_playout(peer), args.seconds)))
+        rows.append(("OpenSpiel via Shimmy (PettingZoo AEC)", rate(aec_playout(peer, mask_in_info=True), args.seconds)))
         baseline = rows[-1][0]
     except ImportError as err:
         print(f"(Shimmy skipped: {err}; pip install shimmy)")

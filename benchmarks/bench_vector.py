@@ -27,7 +27,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from benchmarks.common import aec_playout, machine
 
 BATCHES = (1, 64, 1024, 4096)
-PGX_NAMES = {"tictactoe": "tic_tac_toe", "connect_four": "connect_four", "backgammon": "backgammon"}
+PGX_NAMES = {"tictactoe": "tic_tac_toe", "connect_four": "connect_four", "backgammon": "backgammon",
+             "othello": "othello"}
 OPENSPIEL_NAMES = {
     "tictactoe": "tic_tac_toe", "connect_four": "connect_four",
     "nine_mens_morris": "nine_mens_morris", "backgammon": "backgammon",

@@ -62,8 +62,9 @@ def openspiel_playout(game) -> Callable[[], int]:
     return run
 
 
-def aec_playout(env) -> Callable[[], int]:
-    """A PettingZoo AEC loop with action masks, as users write it (plies or PettingZoo envs)."""
+def aec_playout(env, mask_in_info: bool = False) -> Callable[[], int]:
+    """A PettingZoo AEC loop with action masks, as users write it (plies or PettingZoo envs;
+    ``mask_in_info`` for envs that give the mask in ``info``, as Shimmy's do)."""
     choice = random.Random(0).choice
 
     def run() -> int:
@@ -74,7 +75,8 @@ def aec_playout(env) -> Callable[[], int]:
             if terminated or truncated:
                 action = None
             else:
-                action = choice(np.flatnonzero(obs["action_mask"]).tolist())
+                mask = info["action_mask"] if mask_in_info else obs["action_mask"]
+                action = choice(np.flatnonzero(mask).tolist())
             env.step(action)
             steps += 1
         return steps
