@@ -611,13 +611,14 @@ def sample_chance(state: GameState, rng: np.random.Generator) -> int:
     return int(draw_outcome(outcomes, probs, len(outcomes), rng.random()))
 
 
-def action_index(value: Any, what: str = "action") -> int:
+def action_index(value: Any, what: str = "action", allowed: str = "") -> int:
     """``value`` as a Python int, if it is a Python or numpy integer (not a bool): floats,
-    strings and bools are refused rather than truncated or parsed."""
+    strings and bools are refused rather than truncated or parsed. ``allowed`` ends the
+    message (e.g. " in range(9)")."""
     if type(value) is int:
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__})")
+        raise TypeError(f"{what} must be an integer{allowed}, got {value!r} ({type(value).__name__})")
     return int(value)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from plies.envs.core import GameState, sample_chance
+from plies.envs.core import GameState, action_index, sample_chance
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 DEFAULT_ILLEGAL_ACTION = "raise"
@@ -51,14 +51,9 @@ def check_action(action: Any, num_actions: int) -> int:
 
     Python and numpy integers are accepted, and integer arrays holding one value (what some RL
     libraries pass); bool, float, str and None raise TypeError, out-of-range values ValueError."""
-    value = action
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
-        value = value.reshape(()).item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(
-            f"an action must be an integer in range({num_actions}), got {action!r} ({type(action).__name__})"
-        )
-    value = int(value)
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.reshape(()).item()
+    value = action_index(action, "an action", f" in range({num_actions})")
     if not 0 <= value < num_actions:
         raise ValueError(f"action {value} is out of range: actions are 0..{num_actions - 1}")
     return value

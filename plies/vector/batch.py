@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from plies.envs import batching as vk
-from plies.envs.core import KernelRef
+from plies.envs.core import KernelRef, action_index
 from plies.envs.game import Game
 from plies.envs.registry import get_game
 
@@ -185,8 +185,6 @@ class VectorGame:
         return self.state_class(self.states[self._index(index)].copy())
 
     def _index(self, index: Any) -> int:
-        from plies.envs.core import action_index
-
         index = action_index(index, "game index")
         if not 0 <= index < self.num_envs:
             raise ValueError(f"game index {index} is outside 0..{self.num_envs - 1}")
@@ -278,8 +276,6 @@ def _entry_point(function, *args: Any):
 
 
 def _count(name: str, value: Any, least: int) -> int:
-    from plies.envs.core import action_index
-
     value = action_index(value, name)
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
