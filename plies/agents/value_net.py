@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from plies.agents.evaluators import BatchEvaluator
+from plies.envs.backgammon import features as bg_features
 from plies.envs.backgammon import rules as bg_rules
 from plies.envs.dice_wars import rules
 from plies.envs.dice_wars.probabilities import ATTACK_WIN
@@ -347,7 +348,66 @@ def _build_classes() -> dict[str, type]:
             out[rows, 1 - mover] = -eq
             return out
 
-    return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet}
+    class ContactRaceNet(nn.Module):
+        """Two backgammon networks chosen by the position: one for contact, one for the race.
+        Inputs are ``plies.envs.backgammon.features``'s; each network has ``hidden`` sigmoid
+        units and five sigmoid outputs for the side that moves next: P(win), P(win a gammon),
+        P(win a backgammon), P(lose a gammon), P(lose a backgammon)."""
+
+        game = "backgammon"
+        arch = "backgammon_contact_race"
+
+        def __init__(self, hidden: int = 128) -> None:
+            super().__init__()
+            self.config = {"hidden": hidden}
+            self.nets = nn.ModuleList(
+                nn.Sequential(nn.Linear(bg_features.INPUT_SIZE, hidden), nn.Sigmoid(), nn.Linear(hidden, 5))
+                for _ in bg_features.CLASS_NAMES)
+
+        def logits(self, x, classes):
+            """Pre-sigmoid outputs, each row through its class's network."""
+            out = x.new_empty((x.shape[0], 5))
+            for k, net in enumerate(self.nets):
+                rows = (classes == k).nonzero(as_tuple=True)[0]
+                if len(rows):
+                    out[rows] = net(x[rows])
+            return out
+
+        def forward(self, x, classes):
+            return torch.sigmoid(self.logits(x, classes))
+
+        def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
+            x, classes = bg_features.encode(states, mover)
+            return torch.from_numpy(x).to(device), torch.from_numpy(classes).to(device)
+
+        def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
+            states = np.ascontiguousarray(states, np.int64)
+            mover = bg_mover(states)
+            with torch.no_grad():
+                p = self(*self.tensors(states, device, mover)).cpu().numpy().astype(np.float64)
+            eq = contact_race_equity(p, states[:, bg_rules.SCORING])
+            out = np.empty((len(states), 2))
+            rows = np.arange(len(states))
+            out[rows, mover] = eq
+            out[rows, 1 - mover] = -eq
+            return out
+
+    return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet, "ContactRaceNet": ContactRaceNet}
+
+
+def contact_race_equity(p: np.ndarray, scoring: np.ndarray | int) -> np.ndarray:
+    """Values in (-1, 1) from five outputs [win, win gammon, win backgammon, lose gammon, lose
+    backgammon]: 2 P(win) - 1 when every win scores 1, else the expected points / 3. The outputs
+    are made consistent first (a backgammon is a gammon is a win)."""
+    win = np.clip(p[..., 0], 0.0, 1.0)
+    wg = np.minimum(p[..., 1], win)
+    wbg = np.minimum(p[..., 2], wg)
+    lg = np.minimum(p[..., 3], 1.0 - win)
+    lbg = np.minimum(p[..., 4], lg)
+    single = 2.0 * win - 1.0
+    money = (single + wg - lg + wbg - lbg) / 3.0
+    eq = np.where(np.asarray(scoring) > 0, money, single)
+    return np.clip(eq, -0.999999, 0.999999)
 
 
 def DiceWarsNet(**config: Any):  # noqa: N802 - a factory named like the class it builds
@@ -360,8 +420,14 @@ def BackgammonNet(**config: Any):  # noqa: N802
     return _LazyModule.get("BackgammonNet")(**config)
 
 
+def ContactRaceNet(**config: Any):  # noqa: N802
+    """The backgammon contact and race networks (``hidden`` units each)."""
+    return _LazyModule.get("ContactRaceNet")(**config)
+
+
 ARCHITECTURES = {"dice_wars_net": ("dice_wars", DiceWarsNet),
-                 "backgammon_td": ("backgammon", BackgammonNet)}
+                 "backgammon_td": ("backgammon", BackgammonNet),
+                 "backgammon_contact_race": ("backgammon", ContactRaceNet)}
 
 
 def build(arch: str, config: dict[str, Any]):

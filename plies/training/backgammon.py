@@ -1,31 +1,42 @@
-"""``plies train backgammon``: TD(lambda) self-play, as TD-Gammon did.
+"""``plies train backgammon``: the contact and race networks, trained by TD(lambda) self-play.
 
-The network (``BackgammonNet``: TD-Gammon's 198 inputs, one hidden sigmoid layer, outputs
-P(win), P(gammon win), P(gammon loss) of the side on roll) plays both sides: at every roll it
-lists the distinct end-of-turn positions (the rules' afterstate kernel), scores them in one
-forward pass and takes the best for the mover (greedy 1-ply, as TD-Gammon). After each game the
-weights move towards the lambda-returns of the positions it passed through (the forward view of
-TD(lambda), one gradient step per game over all of its positions; the final target is the
-game's result, gammons included).
+The network (``ContactRaceNet``: the features of ``plies.envs.backgammon.features``, a contact
+and a race network of ``--hidden`` sigmoid units, five outputs each) plays both sides of many
+games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
+afterstate kernel); the afterstates of all games are encoded in one compiled call and scored in
+one forward pass per network, and each game takes the one that is worst for the opponent in
+money equity (gammons count; greedy 1-ply, as TD-Gammon).
 
-Every ``--eval-every`` games the network plays ``--eval-games`` games at 1-ply against
-``--opponent`` (default pubeval) through the tournament engine; the win rate, its 95% interval
-and the training loss go to ``RUN/metrics.csv``, a snapshot of the weights to
-``RUN/snapshots``, and a checkpoint (network, optimiser, config, counters, random states) to
-``RUN/checkpoint.pt`` (``--resume`` continues it exactly).
+Training runs in rounds. In round r, ``--workers`` processes each play ``--round-games`` games
+with the weights of round r and send back every position taken with its TD(lambda) target (the
+forward view: G_t = (1 - lambda) V(t + 1) + lambda G(t + 1), turned to the view of the side
+that moves next, the last target being the game's result). The main process then takes
+minibatch steps of Adam over those positions (cross-entropy against the targets, each position
+through its class's network). Each worker's dice come from a seed of (seed, round, worker), so a
+run gives the same network for a seed whatever the timing, and ``--resume`` continues exactly.
+
+Every ``--eval-every`` games a snapshot plays ``--eval-games`` games at 1-ply against each
+``--opponent`` (default pubeval and gnubg at 0 ply) through the tournament engine; the rates, their
+95% intervals and the loss go to ``RUN/metrics.csv`` and ``RUN/learning_curve.png``; a checkpoint
+(network, optimiser, config, counters) is written to ``RUN/checkpoint.pt`` after every
+``--checkpoint-every`` games.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numba import njit
 
-from plies.agents.value_net import BackgammonNet, bg_encode, require_torch
-from plies.envs.backgammon import rules
+from plies.agents.value_net import ContactRaceNet, require_torch
+from plies.envs.backgammon import features, rules
 from plies.envs.core import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
@@ -39,126 +50,274 @@ from plies.training.common import (
 )
 
 GAME = "backgammon"
-ARCH = "backgammon_td"
-FIELDS = ["games", "step", "loss", "moves_per_game", "seconds", "eval_games", "eval_score",
-          "eval_low", "eval_high"]
+ARCH = "backgammon_contact_race"
+DEFAULT_OPPONENTS = "pubeval,gnubg:depth=0"
+OUTPUTS = 5
+
+
+# ----- compiled self-play steps -------------------------------------------------------------------
+@njit(cache=True)
+def roll(states, uniforms, undo):
+    """Rolls the dice in every game that waits for them."""
+    outcomes = np.empty(64, np.int64)
+    probs = np.empty(64, np.float64)
+    for g in range(states.shape[0]):
+        s = states[g]
+        if s[0] == CHANCE:
+            n = rules.chance_outcomes(s, outcomes, probs)
+            rules.apply_action(s, draw_outcome(outcomes, probs, n, uniforms[g]), undo)
+
+
+@njit(cache=True)
+def expand(states, buffer, owner, tmp_out, tmp_paths):
+    """Lists every rolled game's end-of-turn positions into ``buffer`` (``owner[k]``: the game of
+    row k). A game still at a chance node after its roll could not move: its one position is
+    itself, passed to the opponent. Returns the row count, or -1 when ``buffer`` is too small."""
+    k = 0
+    for g in range(states.shape[0]):
+        s = states[g]
+        if s[0] == TERMINAL:
+            continue
+        if s[0] == CHANCE:
+            if k >= buffer.shape[0]:
+                return -1
+            buffer[k] = s
+            owner[k] = g
+            k += 1
+            continue
+        n = rules.afterstates(s, tmp_out, tmp_paths)
+        if n < 0:
+            n = tmp_out.shape[0]
+        if k + n > buffer.shape[0]:
+            return -1
+        for j in range(n):
+            buffer[k] = tmp_out[j]
+            owner[k] = g
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def choose(owner, count, equity, terminal_points, games, best):
+    """best[g]: the row of game g that a mover takes: a won game (most points) when it can,
+    else the lowest equity for the opponent."""
+    for g in range(games):
+        best[g] = -1
+    for k in range(count):
+        g = owner[k]
+        b = best[g]
+        if b < 0:
+            best[g] = k
+            continue
+        if terminal_points[k] > 0 or terminal_points[b] > 0:
+            if terminal_points[k] > terminal_points[b]:
+                best[g] = k
+        elif equity[k] < equity[b]:
+            best[g] = k
+
+
+def flip(v: np.ndarray) -> np.ndarray:
+    """Five outputs turned to the other side's view."""
+    return np.stack([1.0 - v[..., 0], v[..., 3], v[..., 4], v[..., 1], v[..., 2]], -1)
+
+
+def outcome_vector(state: np.ndarray, view: int) -> np.ndarray:
+    """The five outputs' true values at a finished game, from seat ``view``'s side."""
+    winner = int(state[rules.WINNER])
+    points = int(state[rules.POINTS])
+    won = np.array([1.0, float(points >= 2), float(points >= 3), 0.0, 0.0])
+    return won if winner == view else flip(won)
+
+
+def lambda_returns(values: np.ndarray, sides: np.ndarray, final: np.ndarray, lam: float) -> np.ndarray:
+    """TD(lambda) targets of one game's positions (rows of ``values`` in the view of
+    ``sides[t]``); ``final`` is the result in the view of ``sides[-1]``."""
+    targets = np.empty_like(values)
+    g = final
+    targets[-1] = final
+    for t in range(len(values) - 2, -1, -1):
+        v_next, g_next = values[t + 1], g
+        if sides[t + 1] != sides[t]:
+            v_next, g_next = flip(v_next), flip(g_next)
+        g = (1.0 - lam) * v_next + lam * g_next
+        targets[t] = g
+    return targets
+
+
+def _money_equity(p: np.ndarray) -> np.ndarray:
+    return 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+
+
+def _numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The network's outputs in numpy (a worker needs no autograd)."""
+    out = np.empty((len(x), OUTPUTS), np.float32)
+    for k, (w1, b1, w2, b2) in enumerate(weights):
+        rows = np.flatnonzero(classes == k)
+        if len(rows):
+            h = 1.0 / (1.0 + np.exp(-(x[rows] @ w1.T + b1)))
+            out[rows] = 1.0 / (1.0 + np.exp(-(h @ w2.T + b2)))
+    return out
+
+
+def numpy_weights(model) -> list[tuple[np.ndarray, ...]]:
+    return [tuple(p.detach().cpu().numpy().copy() for p in (net[0].weight, net[0].bias, net[2].weight, net[2].bias))
+            for net in model.nets]
+
+
+def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam: float,
+               parallel: int = 64) -> dict[str, np.ndarray]:
+    """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
+    TD(lambda) target, plus the games' lengths and points."""
+    rng = np.random.default_rng(seed)
+    parallel = min(parallel, games)
+    states = np.stack([rules.initial_array(1) for _ in range(parallel)])
+    capacity = 4096 * 4
+    buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
+    owner = np.zeros(capacity, np.int64)
+    tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
+    tmp_paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
+    undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
+    best = np.zeros(parallel, np.int64)
+    traj_x: list[list[np.ndarray]] = [[] for _ in range(parallel)]
+    traj_c: list[list[int]] = [[] for _ in range(parallel)]
+    traj_v: list[list[np.ndarray]] = [[] for _ in range(parallel)]
+    traj_side: list[list[int]] = [[] for _ in range(parallel)]
+    out_x, out_c, out_t, lengths, points = [], [], [], [], []
+    started = parallel
+    finished = 0
+    while finished < games:
+        roll(states, rng.random(parallel), undo)
+        count = expand(states, buffer, owner, tmp_out, tmp_paths)
+        while count < 0:
+            capacity *= 2
+            buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
+            owner = np.zeros(capacity, np.int64)
+            count = expand(states, buffer, owner, tmp_out, tmp_paths)
+        rows = buffer[:count]
+        terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
+        mover = features.next_mover(rows)
+        x, classes = features.encode(rows, mover)
+        p = _numpy_forward(weights, x, classes)
+        equity = _money_equity(p.astype(np.float64))
+        choose(owner[:count], count, equity, terminal, parallel, best)
+        for g in range(parallel):
+            k = best[g]
+            if k < 0:
+                continue
+            if terminal[k] > 0:  # the game is over: its positions get their targets
+                states[g] = rows[k]
+                if traj_x[g]:
+                    sides = np.array(traj_side[g])
+                    final = outcome_vector(rows[k], int(sides[-1]))
+                    out_x.append(np.stack(traj_x[g]))
+                    out_c.append(np.array(traj_c[g], np.int8))
+                    out_t.append(lambda_returns(np.stack(traj_v[g]).astype(np.float64), sides, final,
+                                                lam).astype(np.float32))
+                lengths.append(len(traj_x[g]))
+                points.append(int(rows[k, rules.POINTS]))
+                finished += 1
+                traj_x[g], traj_c[g], traj_v[g], traj_side[g] = [], [], [], []
+                if started < games:
+                    states[g] = rules.initial_array(1)
+                    started += 1
+                continue
+            states[g] = rows[k]
+            traj_x[g].append(x[k])
+            traj_c[g].append(int(classes[k]))
+            traj_v[g].append(p[k])
+            traj_side[g].append(int(mover[k]))
+    return {"x": np.concatenate(out_x), "classes": np.concatenate(out_c), "targets": np.concatenate(out_t),
+            "lengths": np.array(lengths), "points": np.array(points)}
+
+
+# ----- worker processes ------------------------------------------------------------------------
+def _start_worker(parent: int) -> None:
+    from plies.evaluation.tournament import exit_with_parent
+
+    exit_with_parent(parent)
+    torch = require_torch()
+    torch.set_num_threads(1)
+
+
+def _worker_round(job: tuple) -> dict[str, np.ndarray]:
+    weights, games, seed, lam = job
+    return play_games(weights, games, seed, lam)
+
+
+# ----- training ----------------------------------------------------------------------------------
+FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
+          "seconds", "games_per_second"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="plies train backgammon", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", type=Path, default=Path("runs/backgammon"), help="run folder")
-    p.add_argument("--games", type=int, default=20000, help="self-play games in total")
-    p.add_argument("--hidden", type=int, default=80)
+    p.add_argument("--games", type=int, default=1_000_000, help="self-play games in total")
+    p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
     p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+    p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--checkpoint-every", type=int, default=500, help="games between checkpoints")
-    p.add_argument("--eval-every", type=int, default=2000, help="games between evaluations (0: none)")
-    p.add_argument("--eval-games", type=int, default=200)
-    p.add_argument("--opponent", default="pubeval", help="agent spec of the evaluation opponent")
-    p.add_argument("--workers", type=int, default=1, help="processes for the evaluation games")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
+    p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
+    p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
+    p.add_argument("--eval-every", type=int, default=50_000, help="games between evaluations (0: none)")
+    p.add_argument("--eval-games", type=int, default=400, help="games against each opponent")
+    p.add_argument("--opponent", default=DEFAULT_OPPONENTS, help="comma-separated agent specs to evaluate against")
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
     p.add_argument("--out", type=Path, help="where the final weights go (default RUN/backgammon_net.pt)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-def _outcome(state: np.ndarray, seat: int) -> np.ndarray:
-    """[win, gammon win, gammon loss] of a finished game for ``seat`` (a gammon: the loser has
-    borne off nothing; backgammons count as gammons)."""
-    winner = int(state[rules.WINNER])
-    loser_off = state[rules.BOARD + rules.SIDE * (1 - winner) + rules.OFF]
-    gammon = float(loser_off == 0)
-    if winner == seat:
-        return np.array([1.0, gammon, 0.0])
-    return np.array([0.0, 0.0, gammon])
+def _check_args(args: argparse.Namespace) -> None:
+    for name in ("games", "hidden", "batch", "workers", "round_games", "checkpoint_every", "eval_games"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
+    if args.eval_every < 0:
+        raise ValueError("--eval-every must be 0 (no evaluation) or more")
+    if not 0.0 <= args.lam <= 1.0:
+        raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
+    if not 0.0 < args.lr < 1.0:
+        raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
 
 
-def _flip(v: np.ndarray) -> np.ndarray:
-    """The same outputs from the other side's view."""
-    return np.stack([1.0 - v[..., 0], v[..., 2], v[..., 1]], -1)
-
-
-class SelfPlay:
-    """Greedy 1-ply self-play games of one network, recording each chosen afterstate."""
-
-    def __init__(self, model, torch) -> None:
-        self.model = model
-        self.torch = torch
-        self.out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
-        self.paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
-        self.undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
-        self.outcomes = np.zeros(64, np.int64)
-        self.probs = np.zeros(64, np.float64)
-
-    def play(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One game: the inputs of every afterstate taken (from the view of the side to roll
-        next), that side, and the result ([win, gammon win, gammon loss]) for the last one."""
-        torch = self.torch
-        s = rules.initial_array(0)
-        inputs, sides = [], []
-        while True:
-            if s[0] == TERMINAL:
-                break
-            if s[0] == CHANCE:
-                n = rules.chance_outcomes(s, self.outcomes, self.probs)
-                rules.apply_action(s, int(draw_outcome(self.outcomes, self.probs, n, rng.random())), self.undo)
-                continue
-            mover = int(s[0])
-            n = rules.afterstates(s, self.out, self.paths)
-            rows = self.out[:max(n, 0) if n >= 0 else self.out.shape[0]]
-            done = np.flatnonzero(rows[:, 0] == TERMINAL)
-            if len(done):
-                s = rows[done[0]].copy()
-                break
-            side = 1 - mover
-            x = bg_encode(rows, np.full(len(rows), side, np.int64))
-            with torch.no_grad():
-                p = self.model(torch.from_numpy(x)).numpy()
-            # the mover wants the roller's equity lowest (gammons counted)
-            equity = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 2]
-            best = int(np.argmin(equity))
-            inputs.append(x[best])
-            sides.append(side)
-            s = rows[best].copy()
-        final_side = sides[-1] if sides else 0
-        return np.array(inputs, np.float32), np.array(sides), _outcome(s, final_side)
-
-
-def lambda_returns(values: np.ndarray, sides: np.ndarray, final: np.ndarray, lam: float) -> np.ndarray:
-    """Targets of TD(lambda)'s forward view: G_t = (1 - lam) V_{t+1} + lam G_{t+1}, with every
-    term turned to the view of side t; the last target is the result."""
-    targets = np.zeros_like(values)
-    nxt = final  # in the view of sides[-1]
-    g = final
-    for t in range(len(values) - 1, -1, -1):
-        if t < len(values) - 1:
-            v_next = values[t + 1]
-            g_next = g
-            if sides[t + 1] != sides[t]:
-                v_next = _flip(v_next)
-                g_next = _flip(g_next)
-            g = (1.0 - lam) * v_next + lam * g_next
-        else:
-            g = nxt
-        targets[t] = g
-    return targets
-
-
-def evaluate(weights: Path, opponent: str, games: int, seed: int, workers: int,
-             progress: bool) -> tuple[float, int]:
-    """Score (win = 1) of the network at 1-ply against ``opponent``, seats swapped in pairs."""
+def evaluate(weights: Path, opponent: str, games: int, seed: int, workers: int) -> tuple[float, int]:
+    """Share of games the 1-ply network wins against ``opponent`` (single-game scoring, seats
+    swapped in pairs)."""
     from plies.evaluation import run_tournament
 
     spec = f"expectiminimax:depth=1,eval={weights}"
-    result = run_tournament(GAME, [spec, opponent], games, seed=seed, workers=workers,
-                            progress=progress)
+    result = run_tournament(GAME, [spec, opponent], games, seed=seed, workers=workers, progress=False)
     wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] > 0)
     return wins / len(result.records), len(result.records)
 
 
+def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: np.random.Generator) -> float:
+    x = torch.from_numpy(data["x"])
+    classes = torch.from_numpy(data["classes"].astype(np.int64))
+    targets = torch.from_numpy(data["targets"])
+    order = rng.permutation(len(x))
+    total, steps = 0.0, 0
+    for start in range(0, len(order), batch):
+        rows = torch.from_numpy(order[start:start + batch])
+        logits = model.logits(x[rows], classes[rows])
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, targets[rows])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        steps += 1
+    return total / max(steps, 1)
+
+
+def _opponent_column(spec: str) -> str:
+    return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
+
+
 def train(args: argparse.Namespace) -> dict:
+    _check_args(args)
     torch = require_torch()
     from tqdm.auto import tqdm
 
@@ -166,102 +325,125 @@ def train(args: argparse.Namespace) -> dict:
     args.run.mkdir(parents=True, exist_ok=True)
     checkpoint = args.run / "checkpoint.pt"
     arch_config = {"hidden": args.hidden}
-    config = {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "seed",
-                                            "eval_every", "eval_games", "opponent")}
-    rng = seed_everything(args.seed)  # before the network: its initial weights are seeded
-    model = BackgammonNet(**arch_config)
+    opponents = [o.strip() for o in args.opponent.split(",") if o.strip()]
+    config = {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "batch", "seed", "workers",
+                                            "round_games", "eval_every", "eval_games", "opponent")}
+    rng = seed_everything(args.seed)
+    model = ContactRaceNet(**arch_config)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    progress = {"games": 0, "step": 0, "seconds": 0.0, "moves": 0}
+    progress = {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
     if args.resume and checkpoint.exists():
         payload = load_checkpoint(checkpoint, GAME, ARCH, arch_config)
         model.load_state_dict(payload["state_dict"])
         optimizer.load_state_dict(payload["optimizer"])
         restore_rng_states(payload["rng"], rng)
         progress = payload["progress"]
-        config = {**payload["config"], "games": args.games}
-        if args.lr != config["lr"]:
-            # a new step size from here on (e.g. a lower one to finish): recorded in the config
+        stored = payload["config"]
+        for key in ("lam", "seed", "workers", "round_games", "batch"):
+            if stored[key] != config[key]:
+                raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
+                                 f"not {config[key]}: resume with the same settings")
+        if args.lr != stored["lr"]:  # a new step size from here on, recorded in the config
             for group in optimizer.param_groups:
                 group["lr"] = args.lr
-            config.setdefault("first_lr", config["lr"])
-            config["lr_changes"] = [*config.get("lr_changes", []), [progress["games"], args.lr]]
-            config["lr"] = args.lr
+            stored.setdefault("first_lr", stored["lr"])
+            stored["lr_changes"] = [*stored.get("lr_changes", []), [progress["games"], args.lr]]
+        config = {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent")}}
     elif checkpoint.exists():
         raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
-    log = MetricsLog(args.run / "metrics.csv", FIELDS,
+    fields = FIELDS + [f"{_opponent_column(o)}{suffix}" for o in opponents for suffix in ("", "_low", "_high", "_games")]
+    log = MetricsLog(args.run / "metrics.csv", fields,
                      resume_step=progress["games"] if args.resume else None, step_field="games")
-    player = SelfPlay(model, torch)
+    per_round = args.workers * args.round_games
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(args.workers, initializer=_start_worker, initargs=(os.getpid(),)) if args.workers > 1 else None
     start = time.perf_counter() - progress["seconds"]
-    window_loss, window_moves, window_games = 0.0, 0, 0
-    bar = tqdm(total=args.games, initial=progress["games"], disable=args.quiet,
-               desc="backgammon TD(lambda)")
-    while progress["games"] < args.games:
-        x, sides, final = player.play(rng)
-        if len(x) > 0:
-            inputs = torch.from_numpy(x)
-            with torch.no_grad():
-                values = model(inputs).numpy().astype(np.float64)
-            targets = lambda_returns(values, sides, final, args.lam)
-            loss = 0.5 * ((model(inputs) - torch.from_numpy(targets).float()) ** 2).sum(-1).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            progress["step"] += 1
-            window_loss += loss.item()
-        progress["games"] += 1
-        progress["moves"] += len(x)
-        window_moves += len(x)
-        window_games += 1
-        bar.update(1)
-        games = progress["games"]
-        evaluating = args.eval_every and games % args.eval_every == 0
-        if games % args.checkpoint_every == 0 or evaluating or games == args.games:
-            progress["seconds"] = time.perf_counter() - start
-            row = {"games": games, "step": progress["step"],
-                   "loss": window_loss / max(window_games, 1),
-                   "moves_per_game": window_moves / max(window_games, 1),
-                   "seconds": round(progress["seconds"], 1)}
-            window_loss, window_moves, window_games = 0.0, 0, 0
-            if evaluating:
-                snap = args.run / "snapshots" / f"net_{games:07d}.pt"
-                save_weights(model, snap, {"games": games, "seconds": row["seconds"]})
-                try:
-                    rate, n = evaluate(snap, args.opponent, args.eval_games, args.seed + games,
-                                       args.workers, False)
-                    lo, hi = wilson(rate * n, n)
-                    row.update(eval_games=n, eval_score=rate, eval_low=lo, eval_high=hi)
-                except (ImportError, ValueError) as err:  # e.g. no pubeval in this install
-                    print(f"evaluation skipped: {err}")
-                bar.set_postfix(vs=f"{row.get('eval_score', float('nan')):.3f}")
-            log.add(**row)
-            save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-    bar.close()
-    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games",
-               {"eval_score": f"1-ply net vs {args.opponent}"},
-               f"Backgammon TD(lambda): win rate against {args.opponent}",
-               interval=("eval_low", "eval_high"), ylabel="win rate")
+    window = {"loss": 0.0, "rounds": 0, "positions": 0, "race": 0, "moves": 0, "games": 0, "gammons": 0,
+              "t0": time.perf_counter(), "g0": progress["games"]}
+    bar = tqdm(total=args.games, initial=progress["games"], disable=args.quiet, desc="backgammon TD(lambda)")
+    try:
+        while progress["games"] < args.games:
+            weights = numpy_weights(model)
+            jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam)
+                    for w in range(args.workers)]
+            results = pool.map(_worker_round, jobs) if pool else [_worker_round(jobs[0])]
+            data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
+            loss = _fit(model, optimizer, torch, data, args.batch, rng)
+            progress["round"] += 1
+            progress["games"] += per_round
+            progress["positions"] += len(data["x"])
+            window["loss"] += loss
+            window["rounds"] += 1
+            window["positions"] += len(data["x"])
+            window["race"] += int((data["classes"] == features.RACE).sum())
+            window["moves"] += int(data["lengths"].sum())
+            window["games"] += per_round
+            window["gammons"] += int((data["points"] >= 2).sum())
+            bar.update(per_round)
+            games = progress["games"]
+            evaluating = args.eval_every and games % args.eval_every < per_round
+            if games % args.checkpoint_every < per_round or evaluating or games >= args.games:
+                progress["seconds"] = time.perf_counter() - start
+                elapsed = time.perf_counter() - window["t0"]
+                row: dict[str, Any] = {
+                    "games": games, "round": progress["round"], "positions": progress["positions"],
+                    "loss": round(window["loss"] / max(window["rounds"], 1), 5),
+                    "race_share": round(window["race"] / max(window["positions"], 1), 4),
+                    "moves_per_game": round(window["moves"] / max(window["games"], 1), 2),
+                    "gammon_rate": round(window["gammons"] / max(window["games"], 1), 4),
+                    "seconds": round(progress["seconds"], 1),
+                    "games_per_second": round((games - window["g0"]) / max(elapsed, 1e-9), 1)}
+                window.update(loss=0.0, rounds=0, positions=0, race=0, moves=0, games=0, gammons=0,
+                              t0=time.perf_counter(), g0=games)
+                if evaluating:
+                    snap = args.run / "snapshots" / f"net_{games:08d}.pt"
+                    save_weights(model, snap, {"games": games, "seconds": row["seconds"]})
+                    for opponent in opponents:
+                        try:
+                            rate, n = evaluate(snap, opponent, args.eval_games, args.seed + games, args.workers)
+                        except (ImportError, ValueError) as err:  # e.g. no gnubg-nn in this install
+                            print(f"evaluation against {opponent} skipped: {err}")
+                            continue
+                        lo, hi = wilson(rate * n, n)
+                        column = _opponent_column(opponent)
+                        row.update({column: round(rate, 4), f"{column}_low": round(lo, 4),
+                                    f"{column}_high": round(hi, 4), f"{column}_games": n})
+                        bar.set_postfix({opponent: f"{rate:.3f}"})
+                    window["t0"] = time.perf_counter()
+                log.add(**row)
+                save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
+    finally:
+        bar.close()
+        if pool:
+            pool.terminate()
+    series = {f"{_opponent_column(o)}": f"1-ply net vs {o}" for o in opponents}
+    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
+               "Backgammon contact/race networks: win rate at 1 ply",
+               interval=(f"{_opponent_column(opponents[0])}_low", f"{_opponent_column(opponents[0])}_high")
+               if opponents else None, ylabel="win rate")
     card = {
         "game": GAME, "arch": ARCH, "arch_config": arch_config,
-        "command": _command(config, args.hidden),
-        "self_play_games": progress["games"], "training_seconds": round(progress["seconds"], 1),
+        "command": _command(config),
+        "self_play_games": progress["games"], "positions": progress["positions"],
+        "training_seconds": round(progress["seconds"], 1), "workers": config["workers"],
         "final": log.rows()[-1] if log.rows() else {},
     }
     save_weights(model, args.out or args.run / "backgammon_net.pt", card)
     return card
 
 
-def _command(config: dict, hidden: int) -> str:
+def _command(config: dict) -> str:
     """The command(s) that reproduce the run (one more ``--resume`` per change of step size)."""
     changes = config.get("lr_changes", [])
-    first_lr = config["lr"] if not changes else config.get("first_lr", None)
-    steps = []
+    first_lr = config.get("first_lr", config["lr"])
     ends = [games for games, _ in changes] + [config["games"]]
     lrs = [first_lr] + [lr for _, lr in changes]
+    steps = []
     for k, (games, lr) in enumerate(zip(ends, lrs)):
         steps.append(
-            f"plies train backgammon --games {games} --hidden {hidden} --lr {lr} "
-            f"--lam {config['lam']} --seed {config['seed']} --eval-every {config['eval_every']} "
-            f"--eval-games {config['eval_games']}" + (" --resume" if k else ""))
+            f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
+            f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
+            f"--workers {config['workers']} --round-games {config['round_games']}" + (" --resume" if k else ""))
     return " && ".join(steps)
 
 

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from plies.files import load_torch  # noqa: E402
-from plies.training import backgammon as bg_train  # noqa: E402
+from plies.training import backgammon_td80 as bg_train  # noqa: E402
 from plies.training.common import MetricsLog, plot_curve, wilson  # noqa: E402
 from plies.training.records import load_records, save_records  # noqa: E402
 from plies.training.selfplay import generate, replay  # noqa: E402
