@@ -5,7 +5,7 @@ neither module imports the other."""
 from __future__ import annotations
 
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
-from plies.agents.value_net import net_evaluator
+from plies.agents.value_net import net_evaluator, shipped_names
 from plies.envs.core import GameState
 from plies.files import load_torch
 
@@ -19,15 +19,19 @@ def check_eval_spec(name: str) -> None:
 
 def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluator:
     """The game's heuristic ``name`` (its default when empty) as an Evaluator; ``net`` is the
-    game's shipped value network, ``<file>.pt`` a network file (plies/agents/value_net.py)."""
+    game's shipped value network (an earlier one by its name, e.g. ``td80``), ``<file>.pt`` a
+    network file (plies/agents/value_net.py)."""
     info = state.game
     key = name or info.default_heuristic
-    if key == "net" or key.endswith(".pt"):  # a value network: shipped weights or a file
-        return net_evaluator(state.game.id, None if key == "net" else key)
+    if key.endswith(".pt"):  # a network file
+        return net_evaluator(state.game.id, key)
+    if key not in info.heuristics and key in shipped_names(info.id):  # a shipped network
+        return net_evaluator(state.game.id, name=key)
     if key not in info.heuristics:
         raise ValueError(
             f"{info.id} has no heuristic {key!r}; heuristics: "
-            f"{', '.join(info.heuristics) or 'none'}"
+            f"{', '.join(info.heuristics) or 'none'}; shipped networks: "
+            f"{', '.join(shipped_names(info.id)) or 'none'}"
         )
     heuristic = info.heuristics[key]
     return HeuristicEvaluator(heuristic.kernel, heuristic.params(weights or None), key)

@@ -46,8 +46,18 @@ def require_torch():
     return torch
 
 
-def shipped_weights(game: str) -> Path:
-    return WEIGHTS_DIR / f"{game}_net.pt"
+def shipped_weights(game: str, name: str = "net") -> Path:
+    """The shipped network ``name`` of ``game``: ``net`` is the game's current one, other names
+    are earlier networks kept so that their figures stay reproducible (``<game>_net_<name>.pt``)."""
+    return WEIGHTS_DIR / (f"{game}_net.pt" if name == "net" else f"{game}_net_{name}.pt")
+
+
+def shipped_names(game: str) -> list[str]:
+    """The names of the networks shipped for ``game`` (``eval=NAME`` in search specs)."""
+    names = ["net"] if shipped_weights(game).exists() else []
+    prefix = f"{game}_net_"
+    names += sorted(p.stem[len(prefix):] for p in WEIGHTS_DIR.glob(f"{prefix}*.pt"))
+    return names
 
 
 # ----- Dice Wars features ---------------------------------------------------------------------
@@ -507,14 +517,16 @@ class NetEvaluator(BatchEvaluator):
 _CACHE: dict[tuple[str, str], Any] = {}
 
 
-def net_evaluator(game: str, path: str | Path | None = None, threads: int | None = 1) -> NetEvaluator:
-    """The evaluator behind ``eval=net`` (the shipped weights of ``game``) or ``eval=<file>.pt``;
-    networks are loaded once per process. ``threads`` caps torch's CPU threads (search
-    processes run side by side; small nets gain nothing from more)."""
+def net_evaluator(game: str, path: str | Path | None = None, threads: int | None = 1,
+                  name: str = "net") -> NetEvaluator:
+    """The evaluator behind ``eval=net`` (the shipped weights of ``game``), ``eval=NAME`` (an
+    earlier shipped network) or ``eval=<file>.pt``; networks are loaded once per process.
+    ``threads`` caps torch's CPU threads (search processes run side by side; small nets gain
+    nothing from more)."""
     torch = require_torch()
     if threads:
         torch.set_num_threads(threads)
-    file = Path(path) if path else shipped_weights(game)
+    file = Path(path) if path else shipped_weights(game, name)
     key = (game, str(file))
     if key not in _CACHE:
         if not file.exists() and path is None:

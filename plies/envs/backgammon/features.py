@@ -9,7 +9,7 @@ units in the same order (``INPUT_NAMES`` lists them; docs/backgammon.md explains
 - per side: pip count, blots, the opponent's rolls (of 36) that hit a blot with one die
   (direct) and in any way (direct or indirect), points made, home points made, anchors in the
   opponent's home, the longest prime and where it ends, the rear checker's escaping rolls,
-  checkers behind an opponent point, checkers outside home and crossovers still to make.
+  checkers behind an opponent point outside its home, checkers outside home and crossovers still to make.
 
 ``position_class`` tells contact from race positions: once every checker of one side has
 passed every checker of the other, no checker can be hit again and a separate race network
@@ -41,7 +41,7 @@ FEATURE_NAMES = (
     "longest prime / 6",
     "lowest point of the longest prime / 24",
     "rolls carrying the rear checker past the nearest opponent point / 36",
-    "checkers behind an opponent point / 15",
+    "checkers behind an opponent point outside own home / 15",
     "checkers outside home / 15",
     "crossovers to make / 45",
     "contact (1) or race (0)",
@@ -237,9 +237,9 @@ def _side_features(own, opp, contact, out, k):
                 best_low = i - run + 1
         else:
             run = 0
-    # own checkers that still have an opponent point in front of them
+    # own checkers still behind an opponent point outside own home board (to be escaped)
     lowest_block = 26
-    for j in range(1, 25):
+    for j in range(1, 19):
         if opp[j] >= 2 and 25 - j < lowest_block:
             lowest_block = 25 - j
     behind = 0

@@ -1,0 +1,125 @@
+"""The backgammon network inputs against positions worked by hand, and the contact/race switch."""
+
+import numpy as np
+import pytest
+
+from plies.envs.backgammon import features as F
+from plies.envs.backgammon import rules
+
+SIDE_FEATURES = {name: F.RAW_PER_SIDE + k for k, name in enumerate(F.FEATURE_NAMES)}
+
+
+def _feature(row, side, start):
+    name = next(n for n in F.FEATURE_NAMES if n.startswith(start))
+    return row[side * F.SIDE_SIZE + SIDE_FEATURES[name]]
+
+
+def _position(me: dict[int, int], them: dict[int, int], mover: int = 0) -> np.ndarray:
+    """A state with seat ``mover`` to roll; ``me``/``them``: point -> checkers in each side's
+    own numbering (25 = bar); the checkers not placed are borne off."""
+    s = rules.initial_array(0)
+    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
+    for seat, points in ((mover, me), (1 - mover, them)):
+        base = rules.BOARD + rules.SIDE * seat
+        for point, n in points.items():
+            s[base + point] = n
+        s[base + rules.OFF] = 15 - sum(points.values())
+    s[rules.PLAYER] = -1
+    s[rules.ROLLER] = mover
+    s[rules.ROLLS] = 1
+    return s
+
+
+def _encode(s):
+    x, classes = F.encode(s[None])
+    return x[0], int(classes[0])
+
+
+def test_names_cover_every_input():
+    assert len(F.INPUT_NAMES) == F.INPUT_SIZE == 2 * F.SIDE_SIZE
+
+
+def test_starting_position_by_hand():
+    s = rules.initial_array(0)
+    row, cls = _encode(s)
+    assert cls == F.CONTACT
+    for side in (0, 1):  # the start is symmetric
+        assert _feature(row, side, "pips") == pytest.approx(1.67)
+        assert _feature(row, side, "blots") == 0
+        assert _feature(row, side, "direct shots") == 0
+        assert _feature(row, side, "points made") == pytest.approx(4 / 12)  # 6, 8, 13, 24
+        assert _feature(row, side, "home points") == pytest.approx(1 / 6)
+        assert _feature(row, side, "anchors") == pytest.approx(1 / 3)  # the 24-point
+        assert _feature(row, side, "longest prime") == pytest.approx(1 / 6)
+        # the opponent's 13-, 8- and 6-points are our 12-, 17- and 19-points: 7 checkers behind
+        # the 12 (five on the 13, two on the 24)
+        assert _feature(row, side, "checkers behind") == pytest.approx(7 / 15)
+        assert _feature(row, side, "checkers outside home") == pytest.approx(10 / 15)
+        # crossovers: 3 on the 8 (1 each), 5 on the 13 (2 each), 2 on the 24 (3 each)
+        assert _feature(row, side, "crossovers") == pytest.approx(19 / 45)
+        assert _feature(row, side, "contact") == 1
+    # the raw board: two checkers on the 24-point, five on the 6
+    base = 23 * 4
+    assert list(row[base:base + 4]) == [1, 1, 0, 0]
+    assert list(row[5 * 4:5 * 4 + 4]) == [1, 1, 1, 1.0]
+
+
+def test_shots_at_a_blot_five_pips_away():
+    # our blot on our 10-point is the opponent's 15-point; its checker on its 20 is 5 away
+    s = _position({10: 1}, {20: 1})
+    row, _ = _encode(s)
+    assert _feature(row, 0, "blots") == pytest.approx(1 / 5)
+    assert _feature(row, 0, "direct shots") == pytest.approx(11 / 36)  # every roll with a 5
+    assert _feature(row, 0, "shots") == pytest.approx(15 / 36)  # and 4-1, 3-2 (two ways each)
+    # the opponent's checker is a blot five pips in front of ours too
+    assert _feature(row, 1, "shots") == pytest.approx(15 / 36)
+    # with a second checker there it is no blot: nothing to hit
+    row, _ = _encode(_position({10: 1}, {20: 2}))
+    assert _feature(row, 1, "shots") == 0 and _feature(row, 0, "shots") == pytest.approx(15 / 36)
+
+
+def test_indirect_shots_need_an_open_landing_point():
+    # our points 6..9 made block every landing of 4-1 and 3-2 (the opponent's 19..16)
+    s = _position({10: 1, 9: 2, 8: 2, 7: 2, 6: 2}, {20: 1})
+    row, _ = _encode(s)
+    assert _feature(row, 0, "direct shots") == pytest.approx(11 / 36)
+    assert _feature(row, 0, "shots") == pytest.approx(11 / 36)
+
+
+def test_escaping_rolls_past_one_point():
+    # our rear checker on the 24; the opponent's only point is our 18 (its 7-point)
+    s = _position({24: 1, 6: 2}, {7: 2, 1: 2})
+    row, _ = _encode(s)
+    # every non-double of 7+ pips played small die first (18 rolls), 4-4 and 5-5; not 6-6 nor
+    # the small doubles, which stop on the 18 or short of it
+    assert _feature(row, 0, "rolls carrying") == pytest.approx(20 / 36)
+
+
+def test_contact_and_race():
+    race = _position({6: 5, 3: 5}, {5: 5, 2: 5})
+    row, cls = _encode(race)
+    assert cls == F.RACE
+    assert _feature(row, 0, "contact") == 0 and _feature(row, 1, "contact") == 0
+    # one checker of ours still on the opponent's side: contact
+    contact = _position({22: 1, 6: 4}, {5: 5, 2: 5})
+    assert _encode(contact)[1] == F.CONTACT
+    # a checker on the bar is always in contact
+    assert _encode(_position({25: 1, 6: 4}, {5: 5}))[1] == F.CONTACT
+    # the two back checkers exactly level (our 13 is their 12): passed once the next moves
+    assert _encode(_position({12: 1}, {12: 1}))[1] == F.RACE
+    assert F.is_contact(contact) and not F.is_contact(race)
+
+
+def test_views_swap_the_sides():
+    s = _position({10: 1, 6: 4}, {20: 3, 1: 2})
+    x0, _ = F.encode(s[None], np.array([0]))
+    x1, _ = F.encode(s[None], np.array([1]))
+    np.testing.assert_array_equal(x0[0, :F.SIDE_SIZE], x1[0, F.SIDE_SIZE:])
+    np.testing.assert_array_equal(x0[0, F.SIDE_SIZE:], x1[0, :F.SIDE_SIZE])
+
+
+def test_encode_checks_its_input():
+    with pytest.raises(ValueError, match="shape"):
+        F.encode(np.zeros((2, 5), np.int64))
+    with pytest.raises(ValueError, match="mover"):
+        F.encode(rules.initial_array(0)[None], np.array([2]))
