@@ -175,10 +175,11 @@ def test_shipped_dice_wars_net_favours_the_seat_that_owns_the_map():
     assert p[2] > 0.8 and p.argmax() == 2
 
 
-def test_shipped_backgammon_net_knows_a_won_race():
-    path = value_net.shipped_weights("backgammon")
+@pytest.mark.parametrize("name", ["net", "td80"])
+def test_shipped_backgammon_net_knows_a_won_race(name):
+    path = value_net.shipped_weights("backgammon", name)
     if not path.exists():
-        pytest.skip("no shipped backgammon network")
+        pytest.skip(f"no shipped backgammon network {name!r}")
     model = load_value_net(path, "backgammon")
     s = bg_rules.initial_array(0)
     s[bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE] = 0
@@ -190,6 +191,16 @@ def test_shipped_backgammon_net_knows_a_won_race():
     s[bg_rules.ROLLS] = 1
     values = model.seat_values(s[None], 2, "cpu")[0]
     assert values[0] > 0.8 and values[1] < -0.8
+
+
+def test_earlier_shipped_networks_are_named_in_specs():
+    assert "td80" in value_net.shipped_names("backgammon")
+    state = BackgammonState()
+    agent = ExpectiminimaxAgent(depth=1, eval="td80")
+    state.apply(sample_chance(state, np.random.default_rng(0)))
+    assert agent.act(state) in state.legal_actions()
+    with pytest.raises(ValueError, match="shipped networks: .*td80"):
+        ExpectiminimaxAgent(depth=1, eval="td81").act(state)
 
 
 def test_an_evaluator_on_another_device_leaves_the_callers_model_in_place():

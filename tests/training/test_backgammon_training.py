@@ -1,0 +1,140 @@
+"""The contact/race trainer: targets, the networks' routing, exact resume, a tiny run that learns."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from plies.agents.value_net import ContactRaceNet, contact_race_equity, load_value_net  # noqa: E402
+from plies.envs.backgammon import features, rules  # noqa: E402
+from plies.training import backgammon as T  # noqa: E402
+
+
+def _args(run, games, *extra):
+    return T.build_parser().parse_args(
+        ["--run", str(run), "--games", str(games), "--hidden", "8", "--workers", "1", "--round-games", "4",
+         "--checkpoint-every", "4", "--eval-every", "0", "--quiet", *extra])
+
+
+def test_flip_swaps_wins_and_losses():
+    v = np.array([0.7, 0.2, 0.05, 0.1, 0.01])
+    np.testing.assert_allclose(T.flip(v), [0.3, 0.1, 0.01, 0.2, 0.05])
+    np.testing.assert_allclose(T.flip(T.flip(v)), v)
+
+
+def test_outcome_vector_counts_gammons_and_backgammons():
+    s = rules.initial_array(1)
+    s[rules.WINNER] = 1
+    s[rules.POINTS] = 3
+    np.testing.assert_allclose(T.outcome_vector(s, 1), [1, 1, 1, 0, 0])
+    np.testing.assert_allclose(T.outcome_vector(s, 0), [0, 0, 0, 1, 1])
+    s[rules.POINTS] = 1
+    np.testing.assert_allclose(T.outcome_vector(s, 0), [0, 0, 0, 0, 0])
+
+
+def test_lambda_returns_by_hand():
+    # three positions, the sides alternating; the last side went on to win a single game
+    values = np.array([[0.6, 0.1, 0.0, 0.2, 0.0],
+                       [0.5, 0.1, 0.0, 0.1, 0.0],
+                       [0.9, 0.3, 0.0, 0.0, 0.0]])
+    sides = np.array([0, 1, 0])
+    final = np.array([1.0, 0, 0, 0, 0])
+    td0 = T.lambda_returns(values, sides, final, 0.0)
+    np.testing.assert_allclose(td0[2], final)
+    np.testing.assert_allclose(td0[1], T.flip(values[2]))  # the next position, seen from side 1
+    np.testing.assert_allclose(td0[0], T.flip(values[1]))
+    mc = T.lambda_returns(values, sides, final, 1.0)
+    np.testing.assert_allclose(mc[0], final)  # side 0 won
+    np.testing.assert_allclose(mc[1], T.flip(final))
+    half = T.lambda_returns(values, sides, final, 0.5)
+    np.testing.assert_allclose(half[1], 0.5 * T.flip(values[2]) + 0.5 * T.flip(final))
+
+
+def test_each_position_goes_through_its_class_network():
+    torch.manual_seed(0)
+    model = ContactRaceNet(hidden=4)
+    x = torch.rand(6, features.INPUT_SIZE)
+    classes = torch.tensor([0, 1, 0, 1, 1, 0])
+    out = model.logits(x, classes)
+    torch.testing.assert_close(out[classes == 0], model.nets[0](x[classes == 0]))
+    torch.testing.assert_close(out[classes == 1], model.nets[1](x[classes == 1]))
+    # the numpy forward of the workers agrees with torch's
+    np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
+    np.testing.assert_allclose(np_out, torch.sigmoid(out).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_equity_is_made_consistent_and_scored_by_the_rules():
+    p = np.array([[0.6, 0.7, 0.1, 0.1, 0.0]])  # a gammon chance above the win chance is cut to it
+    np.testing.assert_allclose(contact_race_equity(p, 0), [0.2])
+    np.testing.assert_allclose(contact_race_equity(p, 1), [(0.2 + 0.6 - 0.1 + 0.1) / 3])
+
+
+def test_self_play_games_end_with_their_results():
+    model = ContactRaceNet(hidden=4)
+    data = T.play_games(T.numpy_weights(model), 6, seed=3, lam=0.7, parallel=4)
+    assert len(data["lengths"]) == 6 and data["lengths"].sum() == len(data["x"])
+    assert set(data["points"]) <= {1, 2, 3}
+    assert data["x"].shape[1] == features.INPUT_SIZE
+    assert ((data["targets"] >= 0) & (data["targets"] <= 1)).all()
+    # the last target of every game is a result: 0s and 1s only
+    ends = np.cumsum(data["lengths"]) - 1
+    assert set(np.unique(data["targets"][ends])) <= {0.0, 1.0}
+    again = T.play_games(T.numpy_weights(model), 6, seed=3, lam=0.7, parallel=4)
+    np.testing.assert_array_equal(again["x"], data["x"])  # seeded
+
+
+def _weights(path):
+    return {k: v for k, v in load_value_net(path, "backgammon").state_dict().items()}
+
+
+def test_resume_is_exact(tmp_path):
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    T.train(_args(straight, 12))
+    T.train(_args(split, 8))
+    T.train(_args(split, 12, "--resume"))
+    a, b = _weights(straight / "backgammon_net.pt"), _weights(split / "backgammon_net.pt")
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    rows = (split / "metrics.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["4", "8", "12"]
+
+
+def test_resume_refuses_other_settings_and_fresh_runs_refuse_a_checkpoint(tmp_path):
+    T.train(_args(tmp_path, 4))
+    with pytest.raises(ValueError, match="--resume"):
+        T.train(_args(tmp_path, 8))
+    with pytest.raises(ValueError, match="lam"):
+        T.train(_args(tmp_path, 8, "--resume", "--lam", "0.3"))
+    with pytest.raises(ValueError, match="hidden"):
+        T.train(_args(tmp_path, 8, "--resume", "--hidden", "9"))
+
+
+@pytest.mark.parametrize("flag,value", [("--games", "0"), ("--lam", "1.5"), ("--workers", "0"), ("--lr", "2")])
+def test_bad_settings_are_refused(tmp_path, flag, value):
+    with pytest.raises(ValueError, match=flag):
+        T.train(_args(tmp_path, 4, flag, value))
+
+
+def test_a_short_run_learns_the_race(tmp_path):
+    """After a few hundred games the loss has fallen and the race network has learnt that a side
+    about to bear off its last checkers is winning."""
+    args = T.build_parser().parse_args(
+        ["--run", str(tmp_path), "--games", "300", "--hidden", "16", "--workers", "1", "--round-games", "50",
+         "--checkpoint-every", "100", "--eval-every", "0", "--quiet", "--lr", "0.003", "--seed", "2"])
+    torch.manual_seed(2)  # the run's own seed: the same first weights
+    untrained = ContactRaceNet(hidden=16)
+    T.train(args)
+    model = load_value_net(tmp_path / "backgammon_net.pt", "backgammon")
+    losses = [float(r.split(",")[3]) for r in (tmp_path / "metrics.csv").read_text().splitlines()[1:]]
+    assert losses[-1] < losses[0]
+    s = rules.initial_array(0)
+    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
+    s[rules.BOARD + rules.OFF] = 13
+    s[rules.BOARD + 1] = 2  # seat 0: two checkers on its 1-point, to roll
+    s[rules.BOARD + rules.SIDE + 6] = 15  # seat 1: all fifteen on its 6-point
+    s[rules.PLAYER] = -1
+    s[rules.ROLLER] = 0
+    s[rules.ROLLS] = 1
+    before = untrained.seat_values(s[None], 2, "cpu")[0]
+    values = model.seat_values(s[None], 2, "cpu")[0]
+    assert values[0] > 0.2 and values[0] > before[0] + 0.2
