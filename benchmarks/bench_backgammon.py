@@ -1,4 +1,5 @@
-"""Backgammon: random playouts, 2-ply moves and a whole 3-ply game, plies next to OpenSpiel.
+"""Backgammon: random playouts, 2-ply moves and a whole 3-ply game, plies next to OpenSpiel;
+``--networks`` times the value networks' decisions at 1 and 2 ply instead.
 
 OpenSpiel's Python ``expectiminimax`` (open_spiel.python.algorithms.minimax) counts every
 decision as a ply (chance nodes not counted) and splits doubles over two decisions, so its
@@ -100,7 +101,31 @@ def openspiel_moves(count: int, seed: int = 0) -> list[float]:
     return times
 
 
+def network_decisions(evals: list[str], count: int = 40) -> None:
+    """Median wall and CPU time of a network player's decision at 1 and 2 ply (one forward pass
+    per batch of leaves), on positions from random games."""
+    print(f"# Backgammon network decisions ({machine()}, load average {os.getloadavg()[0]:.1f})\n")
+    print("| evaluator | depth | positions | median wall | median CPU | max wall |")
+    print("|---|---:|---:|---:|---:|---:|")
+    states = positions(count, seed=3)
+    for eval_name in evals:
+        for depth, subset in ((1, states), (2, states[: max(1, count // 2)])):
+            wall = time_moves(subset, depth, eval_name)
+            cpu = time_moves(subset, depth, eval_name, clock=time.process_time)
+            print(f"| {eval_name} | {depth} | {len(subset)} | {np.median(wall) * 1e3:.1f} ms | "
+                  f"{np.median(cpu) * 1e3:.1f} ms | {max(wall) * 1e3:.1f} ms |", flush=True)
+
+
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--networks", nargs="*", metavar="EVAL",
+                        help="time network decisions with these eval= names or .pt files (default: net td80)")
+    args = parser.parse_args()
+    if args.networks is not None:
+        network_decisions(args.networks or ["net", "td80"])
+        return
     print(f"# Backgammon benchmark ({machine()})\n", flush=True)
     import pyspiel
 
