@@ -33,7 +33,7 @@ numba caches it; the steps of the loop are the small functions ``_is_leaf``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -59,11 +59,29 @@ TURNS_SIG = AFTERSTATES_SIG
 positions of the current roll/turn, with one action sequence (-1 padded) reaching each."""
 TURNS_T = types.FunctionType(TURNS_SIG)
 
-# cfg slots
-C_DEPTH, C_TURNS, C_LIMIT, C_FILTER, C_PLAYERS, C_ZERO_SUM, C_MODE, C_LEVELS = range(8)
-C_WIDTH, C_ROOT, C_CHANCE_LIMIT, C_PATH_LEN, C_UNDO, C_PRUNE, C_BOUND = range(8, 15)
-C_FILTER_FROM = 15  # the filter acts at nodes with at least this many plies left
-CFG_SIZE = 16
+class SearchConfig(NamedTuple):
+    """The settings of one search, read by name in the compiled code (numba types it as
+    ``CONFIG_T``, a tuple of int64)."""
+
+    depth: int  # plies (turns in turn mode) to search
+    turns: int  # 1: children are whole turns (the game's afterstates), 0: single actions
+    limit: int  # own actions per turn searched in action mode (0: no limit)
+    filter: int  # children kept after ranking by the heuristic (0: all)
+    players: int  # seats
+    zero_sum: int  # 1: a two-player zero-sum game (one value, negated)
+    mode: int  # MODE_EVAL, MODE_COLLECT or MODE_REPLAY
+    levels: int  # frames on the search's stack
+    width: int  # room for the legal actions of one node
+    root: int  # the seat to move at the root
+    chance_limit: int  # chance nodes in a row before a node counts as a leaf
+    path_len: int  # actions per child path (turn mode)
+    undo: int  # the game's undo row size
+    prune: int  # 1: Star1 pruning of chance nodes
+    bound: int  # the largest absolute value a game can have
+    filter_from: int  # the filter acts at nodes with at least this many plies left
+
+
+CONFIG_T = types.NamedUniTuple(types.int64, len(SearchConfig._fields), SearchConfig)
 MODE_EVAL, MODE_COLLECT, MODE_REPLAY = 0, 1, 2
 
 # frame kinds
@@ -75,7 +93,7 @@ SEARCH_SIG = types.int64(
     TURNS_T,
     EVAL_T,
     types.float64[::1],  # params of the heuristic
-    types.int64[::1],  # cfg
+    CONFIG_T,  # cfg
     types.float64[:, ::1],  # root child values (children x players)
     types.int64[:, ::1],  # root children: afterstate rows (turn mode)
     types.int64[:, ::1],  # root children: action paths (turn mode) / [k, 0] = action
@@ -94,14 +112,14 @@ def no_turns(state, out, paths):
 @njit(cache=True)
 def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_values, stats):
     """Scores a leaf into out (one value per seat)."""
-    n = cfg[C_PLAYERS]
+    n = cfg.players
     stats[1] += 1
     if st[0] == TERMINAL:
         kernels.returns(st, ret)
         for s in range(n):
             out[s] = ret[s]
         return
-    mode = cfg[C_MODE]
+    mode = cfg.mode
     if mode == MODE_EVAL:
         _heuristic_value(st, evaluate, params, cfg, out)
     elif mode == MODE_COLLECT:
@@ -123,9 +141,9 @@ def _leaf_value(st, kernels, evaluate, params, cfg, ret, out, leaf_states, leaf_
 @njit(cache=True)
 def _heuristic_value(st, evaluate, params, cfg, out):
     """The compiled heuristic's value of a non-terminal state into out (one value per seat)."""
-    n = cfg[C_PLAYERS]
-    if cfg[C_ZERO_SUM] == 1 and n == 2:
-        root = cfg[C_ROOT]
+    n = cfg.players
+    if cfg.zero_sum == 1 and n == 2:
+        root = cfg.root
         v = evaluate(st, root, params)
         out[root] = v
         out[1 - root] = -v
@@ -157,7 +175,7 @@ def _rank_children(s, p, count, turns, rows, acts, scratch, order, kernels, eval
     returns at terminals): the move filter keeps the first ones, Star1 cuts more after good
     ones. With a network's leaves the ranking still uses the heuristic, so the collecting and
     the replaying pass keep the same children."""
-    n = cfg[C_PLAYERS]
+    n = cfg.players
     for k in range(count):
         if turns:
             child = rows[k]
@@ -227,18 +245,18 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
     legal = kernels.legal_actions
     apply = kernels.apply_action
     chance = kernels.chance_outcomes
-    depth = cfg[C_DEPTH]
-    use_turns = cfg[C_TURNS] == 1
-    limit = cfg[C_LIMIT]
-    keep = cfg[C_FILTER]
-    n = cfg[C_PLAYERS]
-    levels = cfg[C_LEVELS]
-    width = cfg[C_WIDTH]
-    chance_limit = cfg[C_CHANCE_LIMIT]
+    depth = cfg.depth
+    use_turns = cfg.turns == 1
+    limit = cfg.limit
+    keep = cfg.filter
+    n = cfg.players
+    levels = cfg.levels
+    width = cfg.width
+    chance_limit = cfg.chance_limit
     size = state.shape[0]
 
     st = np.empty((levels, size), np.int64)
-    undo = np.empty(max(cfg[C_UNDO], 1), np.int64)  # children are copies: nothing is undone
+    undo = np.empty(max(cfg.undo, 1), np.int64)  # children are copies: nothing is undone
     kind = np.zeros(levels, np.int64)
     count = np.zeros(levels, np.int64)
     nxt = np.zeros(levels, np.int64)
@@ -260,9 +278,9 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
     paths = np.empty((levels, rows_cap, root_paths.shape[1]), np.int64)
     static = np.empty(max(width, rows_cap), np.float64)
     # Star1 pruning (two-player zero-sum, values from the root's view in [-bound, bound])
-    prune = cfg[C_PRUNE] == 1 and cfg[C_ZERO_SUM] == 1 and n == 2 and cfg[C_MODE] == MODE_EVAL
-    root = cfg[C_ROOT]
-    bound = float(cfg[C_BOUND])
+    prune = cfg.prune == 1 and cfg.zero_sum == 1 and n == 2 and cfg.mode == MODE_EVAL
+    root = cfg.root
+    bound = float(cfg.bound)
     lo_w = np.full(levels + 1, -np.inf)
     hi_w = np.full(levels + 1, np.inf)
     cum = np.zeros(levels + 1, np.float64)
@@ -316,7 +334,7 @@ def search(state, kernels, turns, evaluate, params, cfg, root_values, root_rows,
             # with pruning, search all of them best first (good bounds early cut more)
             # (with a network's leaves, the filter ranks by the compiled heuristic `evaluate`,
             # so the collecting and the replaying pass keep the same children)
-            filtering = keep > 0 and c > keep and plies[level] >= cfg[C_FILTER_FROM]
+            filtering = keep > 0 and c > keep and plies[level] >= cfg.filter_from
             ordering = prune and plies[level] >= 2
             if kind[level] != K_CHANCE and (filtering or ordering) and c > 1:
                 _rank_children(s, p, c, kind[level] == K_TURNS, rows[level], acts[level], st[level + 1],
@@ -575,22 +593,12 @@ def analyse(
     width = max(int(state.max_legal_actions), 64)
     cap = int(state.game.max_afterstates) if use_turns else 1
     path_len = 4 if use_turns else 1
-    cfg = np.zeros(CFG_SIZE, np.int64)
-    cfg[C_DEPTH] = depth
-    cfg[C_TURNS] = int(use_turns)
-    cfg[C_LIMIT] = limit
-    cfg[C_FILTER] = filter
-    cfg[C_PLAYERS] = n_players
-    cfg[C_ZERO_SUM] = int(state.game.zero_sum and n_players == 2)
-    cfg[C_LEVELS] = _levels(depth, use_turns, limit, chance_limit)
-    cfg[C_WIDTH] = width
-    cfg[C_ROOT] = state.current_player
-    cfg[C_CHANCE_LIMIT] = chance_limit
-    cfg[C_PATH_LEN] = path_len
-    cfg[C_UNDO] = max(1, state.game.undo_size)
-    cfg[C_PRUNE] = int(prune)
-    cfg[C_BOUND] = int(np.ceil(state.value_bound))
-    cfg[C_FILTER_FROM] = 1 if filter_leaves else 2
+    cfg = SearchConfig(
+        depth=depth, turns=int(use_turns), limit=limit, filter=filter, players=n_players,
+        zero_sum=int(state.game.zero_sum and n_players == 2), mode=MODE_EVAL,
+        levels=_levels(depth, use_turns, limit, chance_limit), width=width, root=state.current_player,
+        chance_limit=chance_limit, path_len=path_len, undo=max(1, state.game.undo_size), prune=int(prune),
+        bound=int(np.ceil(state.value_bound)), filter_from=1 if filter_leaves else 2)
     children = cap if use_turns else width
     values = np.zeros((children, n_players), np.float64)
     rows = np.zeros((cap, state.array.shape[0]), np.int64)
@@ -602,7 +610,6 @@ def analyse(
     run = compiled(search)
     s = state.array.copy()
     if isinstance(evaluator, HeuristicEvaluator) and evaluator.kernel is not None:
-        cfg[C_MODE] = MODE_EVAL
         no_leaves = np.zeros((1, 1), np.int64)
         no_values = np.zeros((1, 1), np.float64)
         n = run(s, refs, turns_fn, eval_ref(evaluator.kernel), evaluator.params, cfg, values,
@@ -621,7 +628,7 @@ def analyse(
         else:
             dummy_kernel = eval_ref(HeuristicEvaluator.zero_kernel())
             params = np.zeros(1, np.float64)
-        cfg[C_MODE] = MODE_COLLECT
+        cfg = cfg._replace(mode=MODE_COLLECT)
         probe = np.zeros((0, s.shape[0]), np.int64)
         run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths, probe,
             np.zeros((1, 1)), stats)
@@ -637,9 +644,9 @@ def analyse(
             leaf_states, np.zeros((1, 1)), stats)
         leaf_values = np.zeros((max(n_leaves, 1), n_players), np.float64)
         if n_leaves:
-            leaf_values[:n_leaves] = evaluator.evaluate_all(leaf_states, cfg[C_ROOT], n_players,
-                                                            zero_sum=bool(cfg[C_ZERO_SUM]))
-        cfg[C_MODE] = MODE_REPLAY
+            leaf_values[:n_leaves] = evaluator.evaluate_all(leaf_states, cfg.root, n_players,
+                                                            zero_sum=bool(cfg.zero_sum))
+        cfg = cfg._replace(mode=MODE_REPLAY)
         stats[:] = 0
         n = run(s, refs, turns_fn, dummy_kernel, params, cfg, values, rows, paths,
                 leaf_states, leaf_values, stats)
