@@ -27,10 +27,10 @@ import numpy as np
 from numba import njit
 
 from plies.agents.evaluators import BatchEvaluator
-from plies.envs.backgammon import rules as bg_rules
-from plies.envs.dice_wars import rules
-from plies.envs.dice_wars.probabilities import ATTACK_WIN
 from plies.files import DamagedFileError, load_torch
+from plies.games.backgammon import rules as bg_rules
+from plies.games.dice_wars import rules
+from plies.games.dice_wars.probabilities import ATTACK_WIN
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 NN_HINT = 'value networks need torch: pip install "plies[nn]"'
