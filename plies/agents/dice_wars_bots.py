@@ -65,7 +65,7 @@ for _players, _weights in _WPM_C_TABLE.items():
 COURSE_ATTACK_WIN = np.round(ATTACK_WIN, 8)
 WPM_C_MIN_IMPROVEMENT = -0.05  # an attack that is the best move is made unless it loses more log-odds
 
-WEIGHTS_FILE = Path(__file__).parent.parent / "envs" / "dice_wars" / "data" / "win_prob.json"
+WEIGHTS_FILE = Path(__file__).parent.parent / "games" / "dice_wars" / "data" / "win_prob.json"
 FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
 
 
