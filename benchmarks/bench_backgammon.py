@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import machine, openspiel_playout, plies_state_playout, rate, report  # noqa: E402
 from plies.agents.evaluator_specs import evaluator_for  # noqa: E402
 from plies.agents.expectiminimax import ExpectiminimaxAgent, analyse  # noqa: E402
-from plies.envs.backgammon import BackgammonState  # noqa: E402
-from plies.envs.core import sample_chance  # noqa: E402
+from plies.games.backgammon import BackgammonState  # noqa: E402
+from plies.games.state import sample_chance  # noqa: E402
 
 
 def positions(count: int, seed: int = 0) -> list[BackgammonState]:

@@ -23,9 +23,9 @@ import numpy as np
 
 warnings.filterwarnings("ignore")
 
-from plies.envs.connect_four import ConnectFourState, rules  # noqa: E402
-from plies.envs.connect_four.solver import Solver  # noqa: E402
-from plies.envs.connect_four.state import state_from_moves  # noqa: E402
+from plies.games.connect_four import ConnectFourState, rules  # noqa: E402
+from plies.games.connect_four.solver import Solver  # noqa: E402
+from plies.games.connect_four.state import state_from_moves  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4"
 REFERENCE = {  # Pons's C++ solver, no book: (mean time s, mean nodes)

@@ -23,9 +23,9 @@ warnings.filterwarnings("ignore", message="First-class function type")
 
 from plies.agents import make  # noqa: E402
 from plies.agents.dice_wars_bots import STRENGTH_DIFF, play_bot_game  # noqa: E402
-from plies.envs.core import sample_chance  # noqa: E402
-from plies.envs.dice_wars import DiceWarsState  # noqa: E402
-from plies.envs.dice_wars.maps import MAP_GENERATORS, generate_map, map_statistics  # noqa: E402
+from plies.games.dice_wars import DiceWarsState  # noqa: E402
+from plies.games.dice_wars.maps import MAP_GENERATORS, generate_map, map_statistics  # noqa: E402
+from plies.games.state import sample_chance  # noqa: E402
 
 
 def bench_maps(count: int) -> float:

@@ -18,7 +18,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.common import machine, report
 from plies.agents import make
-from plies.registration import new_state
+from plies.games.registry import new_state
 
 GAMES = {"tictactoe": "tic_tac_toe", "connect_four": "connect_four"}
 

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from plies.agents.alphabeta import AlphaBetaSearch
-from plies.envs.nine_mens_morris import OPENSPIEL_OPTIONS, NineMensMorrisState, rules
+from plies.games.nine_mens_morris import OPENSPIEL_OPTIONS, NineMensMorrisState, rules
 
 MOVING_PHASE = """
 W-----B-----.

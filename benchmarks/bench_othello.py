@@ -1,7 +1,7 @@
 """Othello: plies against OpenSpiel, pgx and Shimmy, in one run.
 
 1. random playouts through the GameState vs OpenSpiel's Python API (pyspiel);
-2. the batch ``plies.vector.make("othello", N)`` vs pgx's ``othello`` vmapped and jitted on the
+2. the batch ``plies.envs.vector.make("othello", N)`` vs pgx's ``othello`` vmapped and jitted on the
    CPU (random policy and auto-reset inside one jitted ``fori_loop``, as bench_vector runs it);
 3. the plies AEC env vs OpenSpiel's othello through Shimmy's PettingZoo wrapper
    (``OpenSpielCompatibilityV0``), the same agent loop for both;
@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.bench_vector import pgx_vector, plies_vector
 from benchmarks.common import aec_playout, openspiel_playout, plies_state_playout, rate, report
-from plies.envs.othello import OthelloState
+from plies.games.othello import OthelloState
 
 
 def machine_and_load() -> str:
@@ -121,8 +121,8 @@ def main() -> None:
     print(report("random playouts, one game at a time", rows, "OpenSpiel (Python API)"), "\n")
 
     rows = [
-        (f"plies.vector batch {args.batch}, serial", rate(plies_vector("othello", args.batch, False), args.seconds)),
-        (f"plies.vector batch {args.batch}, parallel=auto", rate(plies_vector("othello", args.batch, None), args.seconds)),
+        (f"plies.envs.vector batch {args.batch}, serial", rate(plies_vector("othello", args.batch, False), args.seconds)),
+        (f"plies.envs.vector batch {args.batch}, parallel=auto", rate(plies_vector("othello", args.batch, None), args.seconds)),
     ]
     try:
         rows.append((f"pgx batch {args.batch} (JAX CPU, jitted loop)", rate(pgx_vector("othello", args.batch)[0], args.seconds)))

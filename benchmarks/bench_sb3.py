@@ -3,7 +3,7 @@
 
 The task is the same for both: the learner takes a random seat in each game against a uniformly
 random opponent, and is trained with sb3-contrib's MaskablePPO (masks through
-``action_masks()``). plies: ``plies.vector.sb3.VecEnv`` over 256 games stepped by one compiled
+``action_masks()``). plies: ``plies.envs.vector.sb3.VecEnv`` over 256 games stepped by one compiled
 call. PettingZoo: ``connect_four_v3.env()`` under the wrapper of SB3's PettingZoo tutorial
 (the AEC env as a Gymnasium env, masks from the observation dict), with the random opponent
 played inside it, ``ActionMasker`` and ``DummyVecEnv`` of ``--pz-envs`` copies. Both get one
@@ -29,7 +29,7 @@ from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper
 
 from benchmarks.common import machine
-from plies.vector.sb3 import VecEnv
+from plies.envs.vector.sb3 import VecEnv
 
 warnings.filterwarnings("ignore")
 

@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.common import aec_playout, machine, openspiel_playout, plies_state_playout, rate, report
 from plies.classroom.tictactoe import outcome_counts
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.tictactoe import TicTacToeState
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Batched environments: plies.vector against pgx (JAX), OpenSpiel and PettingZoo, in one run.
+"""Batched environments: plies.envs.vector against pgx (JAX), OpenSpiel and PettingZoo, in one run.
 
 Random-policy steps per second: plies ``step(sample_actions())`` at batch 1, 64, 1,024 and
 4,096; pgx's vmapped ``step`` under ``auto_reset`` with its random policy inside one jitted
@@ -47,7 +47,7 @@ def timed(run, seconds: float) -> float:
 
 
 def plies_vector(game: str, batch: int, parallel: bool | None, repeats: int = 20):
-    import plies.vector as pv
+    import plies.envs.vector as pv
 
     env = pv.make(game, batch, seed=0, parallel=parallel)
     step, sample = env.step, env.sample_actions
@@ -62,7 +62,7 @@ def plies_vector(game: str, batch: int, parallel: bool | None, repeats: int = 20
 
 def plies_game_length(game: str, batch: int = 256, steps: int = 2000) -> float:
     """Mean player decisions per finished game (for games/s = steps/s / length)."""
-    import plies.vector as pv
+    import plies.envs.vector as pv
 
     env = pv.make(game, batch, seed=1)
     games = 0
@@ -164,7 +164,7 @@ def main() -> None:
         print("| what | " + " | ".join(f"batch {b:,}" for b in batches) + " |")
         print("|---|" + "---:|" * len(batches))
         rows: dict[str, list[float]] = {}
-        for label, parallel in (("plies.vector serial", False), ("plies.vector prange", True)):
+        for label, parallel in (("plies.envs.vector serial", False), ("plies.envs.vector prange", True)):
             rows[label] = [timed(plies_vector(game, b, parallel), args.seconds) for b in batches]
         pgx_length = None
         if have_pgx and game in PGX_NAMES:

@@ -17,8 +17,7 @@ import numpy as np
 
 from benchmarks.common import machine
 from plies.agents.specs import make as make_agent
-from plies.envs.registry import game_ids
-from plies.registration import new_state
+from plies.games.registry import game_ids, new_state
 from plies.web.app import create_app
 
 with warnings.catch_warnings():

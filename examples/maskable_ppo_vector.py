@@ -16,8 +16,8 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
+from plies.envs.vector.sb3 import VecEnv
 from plies.evaluation import run_tournament
-from plies.vector.sb3 import VecEnv
 
 
 def train(steps: int, out: str, num_envs: int = 256, seed: int = 0) -> MaskablePPO:

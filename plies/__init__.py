@@ -13,15 +13,12 @@ from plies import _numba_cache  # noqa: E402 - before numba is imported: the cac
 
 _numba_cache.configure(__version__)
 
-from plies.registration import (  # noqa: E402
-    game_ids,
-    get_game,
-    make,
-    new_state,
-    register,
-    register_envs,
-    state_class,
-)
+from plies import _moved  # noqa: E402
+
+_moved.install()  # the pre-house-move module paths, as deprecated aliases
+
+from plies.envs.gym_ids import make, register, register_envs  # noqa: E402
+from plies.games.registry import game_ids, get_game, new_state, state_class  # noqa: E402
 
 register_envs()
 

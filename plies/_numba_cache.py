@@ -3,7 +3,7 @@
 numba checks a cached function against its own file's timestamp only: after an upgrade or an
 edit of a kernel in another file (a callee), it would load stale machine code. So plies points
 ``NUMBA_CACHE_DIR`` at a folder named after a hash of its version and every ``.py`` file of the
-subpackages with numba code (envs, agents, vector): any change there gives a fresh folder. The hash is memoised in that cache
+subpackages with numba code (games, agents, envs): any change there gives a fresh folder. The hash is memoised in that cache
 under a key of the files' sizes and modification times, so an unchanged install reads no source
 file. A ``NUMBA_CACHE_DIR`` the user set is left alone. This module must run before numba is
 imported (``plies/__init__.py`` calls it first) and imports nothing of plies.
@@ -25,7 +25,7 @@ def cache_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "plies"
 
 
-COMPILED = ("envs", "agents", "vector")
+COMPILED = ("games", "agents", "envs")
 """The subpackages that hold numba code (the rest of plies never reaches a kernel's machine code)."""
 
 

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 from plies.agents.specs import available_agents, describe
 from plies.agents.specs import make as make_agent
-from plies.envs.registry import DEMO_GAME
-from plies.registration import game_ids, get_game
+from plies.games.registry import DEMO_GAME, game_ids, get_game
 
 DEFAULT_TOURNAMENT = {
     "game": DEMO_GAME,
@@ -23,7 +22,7 @@ DEFAULT_TOURNAMENT = {
 
 def _parse_options(pairs: Sequence[str]) -> dict:
     """``--option key=value`` pairs; values are read as JSON when they parse (4, true, "x") and
-    kept as text otherwise; each game converts them to its options' types (plies.envs.options)."""
+    kept as text otherwise; each game converts them to its options' types (plies.games.options)."""
     options: dict = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
@@ -177,8 +176,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from plies.agents.specs import make as make_agent
-    from plies.playing import Match
-    from plies.terminal import human_seats_ok, play_in_terminal
+    from plies.play.match import Match
+    from plies.play.terminal import human_seats_ok, play_in_terminal
 
     _check_game(args.game)
     if args.record and not args.record.lower().endswith(".gif"):
@@ -230,8 +229,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from plies.envs.connect_four import get_solver
-    from plies.envs.connect_four.state import state_from_moves
+    from plies.games.connect_four import get_solver
+    from plies.games.connect_four.state import state_from_moves
 
     position = state_from_moves(args.moves)
     if position.is_terminal():
@@ -270,7 +269,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from plies.envs.registry import entries
+    from plies.games.registry import entries
 
     for entry in entries():
         print(f"{entry.id:18s} plies.make({entry.id!r})  gymnasium.make({entry.gym_id!r})")

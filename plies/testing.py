@@ -13,7 +13,7 @@ It plays seeded random games and checks, at every position it reaches:
   ``value_bound``;
 - chance outcomes are non-empty, legal, with probabilities that sum to 1;
 - observations have ``observation_shape``, are finite and inside ``observation_bounds``;
-- the batched env (``plies.vector``) replays the same games as the GameState, step by step.
+- the batched env (``plies.envs.vector``) replays the same games as the GameState, step by step.
 
 All problems found are reported together in one ``ContractViolation``.
 """
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from plies.envs.core import GameState, sample_chance
-from plies.envs.game import Game
-from plies.envs.registry import get_game
+from plies.games.game import Game
+from plies.games.registry import get_game
+from plies.games.state import GameState, sample_chance
 
 
 class ContractViolation(AssertionError):
@@ -235,7 +235,7 @@ def replay_batch(game_id: str | Game, num_envs: int, steps: int, seed: int = 0, 
     """Step a traced batch of random games and replay every slot's trace through a GameState,
     comparing state rows, players, masks, observations, rewards and end flags after every
     step. Raises AssertionError at the first difference; returns counts of what it saw."""
-    import plies.vector as pv
+    import plies.envs.vector as pv
 
     game = game_id if isinstance(game_id, Game) else get_game(game_id)
     batch = pv.make(game.id, num_envs, seed=seed, trace=100_000, parallel=parallel, **options)

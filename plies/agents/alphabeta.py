@@ -17,7 +17,7 @@ from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range, uniform_policy
 from plies.agents.transposition import BEST, DEPTH, EXACT, FLAG, GENERATION, LOWER, UPPER, TranspositionTable
-from plies.envs.core import (
+from plies.games.kernels import (
     EVAL_SIG,
     EVAL_T,
     HASH_SIG,
@@ -25,12 +25,12 @@ from plies.envs.core import (
     PARAMS_T,
     STATE_T,
     TERMINAL,
-    GameState,
     compiled,
     eval_ref,
     hash_ref,
     kernel_refs,
 )
+from plies.games.state import GameState
 
 WIN = 1_000_000.0
 """Score of a win at the root; a win n plies deep scores WIN - n."""

@@ -22,8 +22,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from plies.envs.core import GameState
-from plies.envs.game import Game
+from plies.games.game import Game
+from plies.games.state import GameState
 
 
 @runtime_checkable
@@ -138,14 +138,14 @@ class BaseAgent:
     @classmethod
     def supported_games(cls) -> list[str]:
         """The game ids of this installation the agent can play."""
-        from plies.envs.registry import game_ids, get_game
+        from plies.games.registry import game_ids, get_game
 
         return [g for g in game_ids() if cls.game_problem(get_game(g)) is None]
 
     @classmethod
     def check_game(cls, game: str | Game, agent: str | None = None) -> None:
         """Raises a ValueError naming the games the agent supports if it cannot play ``game``."""
-        from plies.envs.registry import get_game
+        from plies.games.registry import get_game
 
         info = get_game(game) if isinstance(game, str) else game
         problem = cls.game_problem(info)

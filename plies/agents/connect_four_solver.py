@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from plies.agents.alphabeta import AlphaBetaSearch
 from plies.agents.base import BaseAgent, Range
-from plies.envs.core import GameState
+from plies.games.state import GameState
 
 NODES_PER_SECOND = 3_000_000
 """Solver speed assumed to turn the time budget into a node limit (measured: 3.5-4.5M/s)."""
@@ -47,7 +47,7 @@ class SolverAgent(BaseAgent):
         self.last_scores: list[int | None] | None = None
 
     def act(self, state: GameState) -> int:
-        from plies.envs.connect_four.solver import get_solver
+        from plies.games.connect_four.solver import get_solver
 
         if state.game.id != "connect_four":
             raise ValueError(f"the solver agent plays Connect Four, not {state.game.id}")

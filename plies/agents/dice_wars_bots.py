@@ -26,10 +26,11 @@ import numpy as np
 from numba import njit
 
 from plies.agents.base import BaseAgent, Range
-from plies.envs.core import CHANCE, TERMINAL, GameState, draw_outcome
-from plies.envs.dice_wars import rules
-from plies.envs.dice_wars.probabilities import ATTACK_WIN
 from plies.files import atomic_write
+from plies.games.dice_wars import rules
+from plies.games.dice_wars.probabilities import ATTACK_WIN
+from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
+from plies.games.state import GameState
 
 DW_RANDOM = 0
 DW_ALL_RANDOM = 1
@@ -64,7 +65,7 @@ for _players, _weights in _WPM_C_TABLE.items():
 COURSE_ATTACK_WIN = np.round(ATTACK_WIN, 8)
 WPM_C_MIN_IMPROVEMENT = -0.05  # an attack that is the best move is made unless it loses more log-odds
 
-WEIGHTS_FILE = Path(__file__).parent.parent / "envs" / "dice_wars" / "data" / "win_prob.json"
+WEIGHTS_FILE = Path(__file__).parent.parent / "games" / "dice_wars" / "data" / "win_prob.json"
 FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
 
 
@@ -371,7 +372,7 @@ class WinProbAgent(_DiceWarsBot):
     and log(total dice+1) (normalised over the seats alive); makes the attack with the best
     expected own win probability (both battle outcomes weighted) while it beats ending the
     turn by ``margin``. Coefficients default to the fitted ones shipped in
-    plies/envs/dice_wars/data/win_prob.json."""
+    plies/games/dice_wars/data/win_prob.json."""
 
     spec_name = "win_prob"
     description = "the course's bot maximising a logistic model's win probability"
@@ -432,7 +433,7 @@ def self_play_records(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Features (log(region+1), log(dice+1)) and labels (1 = that seat won the game) of every
     alive seat at every turn start of ``num_games`` games of ``win_prob`` bots."""
-    from plies.envs.dice_wars.state import DiceWarsState
+    from plies.games.dice_wars.state import DiceWarsState
 
     rng = np.random.default_rng(seed)
     kinds = np.full(num_players, WIN_PROB, np.int64)

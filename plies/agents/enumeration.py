@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from plies.envs.core import KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
+from plies.games.kernels import KERNELS_T, STATE_T, TERMINAL, compiled, kernel_refs
+from plies.games.state import GameState
 
 _I2 = types.int64[:, ::1]
 _F1 = types.float64[::1]

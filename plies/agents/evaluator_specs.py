@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.agents.value_net import net_evaluator, shipped_names
-from plies.envs.core import GameState
 from plies.files import load_torch
+from plies.games.state import GameState
 
 
 def check_eval_spec(name: str) -> None:

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit, types
 
-from plies.envs.core import EVAL_SIG, EVAL_T
+from plies.games.kernels import EVAL_SIG, EVAL_T
 
 
 @runtime_checkable

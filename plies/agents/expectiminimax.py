@@ -41,18 +41,18 @@ from numba import njit, types
 from plies.agents.base import BaseAgent, PlayPlan, Range
 from plies.agents.evaluator_specs import check_eval_spec, evaluator_for
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
-from plies.envs.core import (
+from plies.games.kernels import (
     AFTERSTATES_SIG,
     CHANCE,
     EVAL_T,
     KERNELS_T,
     TERMINAL,
-    GameState,
     afterstates_ref,
     compiled,
     eval_ref,
     kernel_refs,
 )
+from plies.games.state import GameState
 
 TURNS_SIG = AFTERSTATES_SIG
 """afterstates(state, out, paths) -> count (-1 if out is too small): a game's end-of-turn

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from plies.agents.base import BaseAgent, PlayPlan, Range
-from plies.envs.backgammon import rules
-from plies.envs.core import TERMINAL, GameState
+from plies.games.backgammon import rules
+from plies.games.kernels import TERMINAL
+from plies.games.state import GameState
 
 Board = list[list[int]]
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import GameState
+from plies.games.state import GameState
 
 
 class HumanAgent(BaseAgent):

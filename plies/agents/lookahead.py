@@ -12,7 +12,8 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range
-from plies.envs.core import KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
+from plies.games.kernels import KERNELS_T, STATE_T, TERMINAL, compiled, kernel_refs
+from plies.games.state import GameState
 
 WIN, UNKNOWN, LOSS, ILLEGAL = 100.0, 50.0, 0.0, -1.0
 TIEBREAKS = ("LEFT", "RIGHT", "RANDOM")

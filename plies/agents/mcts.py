@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range
-from plies.envs.core import CHANCE, KERNELS_T, STATE_T, TERMINAL, GameState, compiled, kernel_refs
+from plies.games.kernels import CHANCE, KERNELS_T, STATE_T, TERMINAL, compiled, kernel_refs
+from plies.games.state import GameState
 
 _I1 = types.int64[::1]
 _F1 = types.float64[::1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import GameState
+from plies.games.state import GameState
 
 
 class RandomAgent(BaseAgent):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import GameState
+from plies.games.state import GameState
 
 
 def load_model(path: str):

@@ -336,6 +336,6 @@ def describe(game: str | None = None) -> str:
 
 
 def _info(game: str):
-    from plies.envs.registry import get_game
+    from plies.games.registry import get_game
 
     return get_game(game)

@@ -27,11 +27,11 @@ import numpy as np
 from numba import njit
 
 from plies.agents.evaluators import BatchEvaluator
-from plies.envs.backgammon import features as bg_features
-from plies.envs.backgammon import rules as bg_rules
-from plies.envs.dice_wars import rules
-from plies.envs.dice_wars.probabilities import ATTACK_WIN
 from plies.files import DamagedFileError, load_torch
+from plies.games.backgammon import features as bg_features
+from plies.games.backgammon import rules as bg_rules
+from plies.games.dice_wars import rules
+from plies.games.dice_wars.probabilities import ATTACK_WIN
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 NN_HINT = 'value networks need torch: pip install "plies[nn]"'
@@ -360,7 +360,7 @@ def _build_classes() -> dict[str, type]:
 
     class ContactRaceNet(nn.Module):
         """Two backgammon networks chosen by the position: one for contact, one for the race.
-        Inputs are ``plies.envs.backgammon.features``'s; each network has ``hidden`` sigmoid
+        Inputs are ``plies.games.backgammon.features``'s; each network has ``hidden`` sigmoid
         units and five sigmoid outputs for the side that moves next: P(win), P(win a gammon),
         P(win a backgammon), P(lose a gammon), P(lose a backgammon)."""
 

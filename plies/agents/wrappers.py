@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from plies.agents.base import BaseAgent
-from plies.envs.core import GameState
+from plies.games.state import GameState
 
 
 def checked_action(agent: str, action: Any, mask: np.ndarray) -> int:

@@ -3,7 +3,7 @@
 ``ValuePlayer(color, value)`` picks the afterstate with the best value (1-ply);
 ``TwoPlyValuePlayer`` and ``ThreePlyValuePlayer`` look one and two rolls further (the
 write-up's 2-ply and 3-ply; gnubg calls them 1-ply and 2-ply). ``value`` is a heuristic name
-of the game (``"singleton"``, ``"pips"``, ...) or a ``plies.envs.core.Heuristic``. Colors are
+of the game (``"singleton"``, ``"pips"``, ...) or a ``plies.games.kernels.Heuristic``. Colors are
 ``"black"`` (X, seat 0) and ``"white"`` (O, seat 1), as in the write-up.
 """
 
@@ -16,8 +16,9 @@ import numpy as np
 from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.evaluators import HeuristicEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent
-from plies.envs.backgammon import BackgammonState
-from plies.envs.core import Heuristic, sample_chance
+from plies.games.backgammon import BackgammonState
+from plies.games.kernels import Heuristic
+from plies.games.state import sample_chance
 
 PLAYERS = ("black", "white")
 

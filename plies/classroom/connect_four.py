@@ -1,6 +1,6 @@
 """The Connect Four ``Board`` and ``Player`` of the course write-up ("Vier op een rij"), exactly.
 
-Both are thin adapters: ``Board`` keeps a :class:`~plies.envs.connect_four.ConnectFourState`
+Both are thin adapters: ``Board`` keeps a :class:`~plies.games.connect_four.ConnectFourState`
 (bitboards, the same rules as the environment and the search players), and ``Player`` is the
 generic lookahead agent (:mod:`plies.agents.lookahead`) under the write-up's names.
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from plies.agents import lookahead
-from plies.envs.connect_four import rules
-from plies.envs.connect_four.state import ConnectFourState
+from plies.games.connect_four import rules
+from plies.games.connect_four.state import ConnectFourState
 
 CHECKERS = ("X", "O")
 TIEBREAKS = lookahead.TIEBREAKS

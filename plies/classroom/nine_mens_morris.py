@@ -21,9 +21,9 @@ import numpy as np
 
 from plies.agents.alphabeta import WIN, AlphaBetaSearch, _slot
 from plies.agents.transposition import DEPTH, EXACT, FLAG, TranspositionTable
-from plies.envs.nine_mens_morris import rules
-from plies.envs.nine_mens_morris.state import NineMensMorrisState
-from plies.envs.nine_mens_morris.symmetry import NUM_SYMMETRIES, SYMMETRIES, canonical_hash
+from plies.games.nine_mens_morris import rules
+from plies.games.nine_mens_morris.state import NineMensMorrisState
+from plies.games.nine_mens_morris.symmetry import NUM_SYMMETRIES, SYMMETRIES, canonical_hash
 
 __all__ = [
     "AlphaBetaPruningRoteLearning",
@@ -37,7 +37,7 @@ __all__ = [
 @dataclass
 class HeuristicWeights:
     """Weights of the heuristic's features (each one own minus opponent's); see
-    ``plies.envs.nine_mens_morris.rules.features`` for their definitions."""
+    ``plies.games.nine_mens_morris.rules.features`` for their definitions."""
 
     stones: float = rules.DEFAULT_WEIGHTS[0]
     mills: float = rules.DEFAULT_WEIGHTS[1]

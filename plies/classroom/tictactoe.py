@@ -16,8 +16,8 @@ from functools import cache
 
 from plies.agents.base import BaseAgent
 from plies.agents.enumeration import count_outcomes, random_play_outcomes
-from plies.envs.core import GameState
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.state import GameState
+from plies.games.tictactoe import TicTacToeState
 
 EMPTY, X, O = 0, 1, 4
 _CELL_TO_MARK = {EMPTY: ".", X: "X", O: "O"}

@@ -8,9 +8,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from plies.envs.core import GameState
 from plies.envs.loop import DEFAULT_ILLEGAL_ACTION, GameLoop, check_illegal_action
 from plies.envs.render import render_state
+from plies.games.state import GameState
 
 ACTION_MASK_MODES = ("observation", "info")
 

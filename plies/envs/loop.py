@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from plies.envs.core import GameState, action_index, sample_chance
+from plies.games.kernels import action_index
+from plies.games.state import GameState, sample_chance
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 DEFAULT_ILLEGAL_ACTION = "raise"

@@ -316,7 +316,7 @@ def build_ladder(game: str, rungs: Sequence[str], games_per_pair: int = 40, seed
     """Play the round-robin among ``rungs`` (``random``, the anchor, must be one of them) and
     fit the ladder. Two players: ``games_per_pair`` games for every pair; more players:
     ``games_per_pair`` x rungs games at tables drawn from the rungs."""
-    from plies.registration import state_class
+    from plies.games.registry import state_class
 
     rungs = list(rungs)
     if ANCHOR not in rungs:

@@ -20,11 +20,11 @@ import numpy as np
 from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
 from plies.agents.wrappers import checked_action
-from plies.envs.core import GameState
 from plies.envs.loop import GameLoop
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
-from plies.registration import state_class
+from plies.games.registry import state_class
+from plies.games.state import GameState
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """``plies train backgammon``: the contact and race networks, trained by TD(lambda) self-play.
 
-The network (``ContactRaceNet``: the features of ``plies.envs.backgammon.features``, a contact
+The network (``ContactRaceNet``: the features of ``plies.games.backgammon.features``, a contact
 and a race network of ``--hidden`` sigmoid units, five outputs each) plays both sides of many
 games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
 afterstate kernel); the afterstates of all games are encoded in one compiled call and scored in
@@ -36,8 +36,8 @@ import numpy as np
 from numba import njit
 
 from plies.agents.value_net import ContactRaceNet, require_torch
-from plies.envs.backgammon import features, rules
-from plies.envs.core import CHANCE, TERMINAL, draw_outcome
+from plies.games.backgammon import features, rules
+from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
     load_checkpoint,

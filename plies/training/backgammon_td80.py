@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from plies.agents.value_net import BackgammonNet, bg_encode, require_torch
-from plies.envs.backgammon import rules
-from plies.envs.core import CHANCE, TERMINAL, draw_outcome
+from plies.games.backgammon import rules
+from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
     load_checkpoint,

@@ -73,7 +73,7 @@ def positions(paths: list[Path], keep: float, seed: int,
     kept with probability ``keep`` (pending battles are not: searches resolve them).
     Returns states (int16, zero padded), winner seat and game index per position; games
     without a winner (cancelled, truncated) are skipped."""
-    from plies.envs.dice_wars import rules
+    from plies.games.dice_wars import rules
     from plies.training.selfplay import replay
 
     rng = np.random.default_rng(seed)

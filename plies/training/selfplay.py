@@ -14,7 +14,7 @@ import numpy as np
 
 from plies.evaluation.store import GameRecord
 from plies.evaluation.tournament import ScheduledGame, TournamentConfig, play_games
-from plies.registration import state_class
+from plies.games.registry import state_class
 
 
 def game_seed(seed: int, index: int) -> int:

@@ -27,9 +27,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from plies.agents.specs import available_agents
-from plies.envs.registry import game_ids, get_game
 from plies.evaluation.store import GameRecord, ResultStore
-from plies.playing import HUMAN, Match
+from plies.games.registry import game_ids, get_game
+from plies.play.match import HUMAN, Match
 from plies.web import clicks
 
 STATIC = Path(__file__).parent / "static"

@@ -1,15 +1,15 @@
 """What a click on a drawing means: the front end sends the number of the clicked part
 (``data-col``, ``data-cell``, ``data-point``, ``data-area``) and the game's declared ``click``
 hook turns it into a move, or into a picked piece whose move needs a second click. The hooks
-live with each game's drawing (``plies/envs/<game>/drawing.py``); this module only dispatches."""
+live with each game's drawing (``plies/games/<game>/drawing.py``); this module only dispatches."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from plies.envs.core import GameState
-from plies.envs.drawing import Click, ClickError
+from plies.games.drawing import Click, ClickError
+from plies.games.state import GameState
 
 __all__ = ["Click", "ClickError", "interpret", "view_options"]
 

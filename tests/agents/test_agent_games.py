@@ -7,7 +7,7 @@ import pytest
 import plies
 from plies.agents import BaseAgent, Range, make
 from plies.agents.specs import agent_class, available_agents
-from plies.envs.registry import game_ids
+from plies.games.registry import game_ids
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from plies.agents import make
 from plies.agents.alphabeta import WIN, AlphaBetaSearch
 from plies.agents.transposition import TranspositionTable
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.tictactoe import TicTacToeState
 from tests.tictactoe import ttt_reference as ref
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from plies.agents import make
 from plies.agents.lookahead import scores_for, tiebreak_move
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.tictactoe import TicTacToeState
 from tests.tictactoe import ttt_reference as ref
 
 

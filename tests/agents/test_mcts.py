@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from plies.agents import make
-from plies.envs.tictactoe import TicTacToeState
 from plies.evaluation import run_tournament
+from plies.games.tictactoe import TicTacToeState
 
 
 def test_takes_the_win_and_blocks_the_loss():

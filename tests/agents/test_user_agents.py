@@ -78,7 +78,7 @@ def test_register_refuses_shipped_names_and_bad_factories(clean_registry):
 
 
 def test_registered_agents_are_single_agent_env_opponents(clean_registry):
-    from plies.single_agent import SingleAgentEnv
+    from plies.envs.single_agent import SingleAgentEnv
 
     register("firsts", FirstLegal)
     env = SingleAgentEnv("tictactoe", opponent="firsts", seat=1)

@@ -18,12 +18,12 @@ from plies.agents.value_net import (  # noqa: E402
     bg_encode,
     load_value_net,
 )
-from plies.envs.backgammon import rules as bg_rules  # noqa: E402
-from plies.envs.backgammon.state import BackgammonState  # noqa: E402
-from plies.envs.core import sample_chance  # noqa: E402
-from plies.envs.dice_wars import rules as dw_rules  # noqa: E402
-from plies.envs.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
-from plies.envs.dice_wars.state import DiceWarsState  # noqa: E402
+from plies.games.backgammon import rules as bg_rules  # noqa: E402
+from plies.games.backgammon.state import BackgammonState  # noqa: E402
+from plies.games.dice_wars import rules as dw_rules  # noqa: E402
+from plies.games.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
+from plies.games.dice_wars.state import DiceWarsState  # noqa: E402
+from plies.games.state import sample_chance  # noqa: E402
 from plies.training.common import save_weights  # noqa: E402
 
 

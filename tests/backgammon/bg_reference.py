@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plies.envs.backgammon import BackgammonState, rules
+from plies.games.backgammon import BackgammonState, rules
 
 Board = tuple[int, ...]
 

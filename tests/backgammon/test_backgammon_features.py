@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from plies.envs.backgammon import features as F
-from plies.envs.backgammon import rules
+from plies.games.backgammon import features as F
+from plies.games.backgammon import rules
 
 SIDE_FEATURES = {name: F.RAW_PER_SIDE + k for k, name in enumerate(F.FEATURE_NAMES)}
 

@@ -17,8 +17,8 @@ from plies.agents.gnubg_agents import (
     to_gnubg,
 )
 from plies.agents.specs import make
-from plies.envs.backgammon import BackgammonState, rules
-from plies.envs.core import sample_chance
+from plies.games.backgammon import BackgammonState, rules
+from plies.games.state import sample_chance
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 

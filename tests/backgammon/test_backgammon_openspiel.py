@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from bg_reference import board_key, plies_afterstates, spiel_afterstates, spiel_board_key, spiel_outcome
 
-from plies.envs.backgammon import BackgammonState
-from plies.envs.core import sample_chance
+from plies.games.backgammon import BackgammonState
+from plies.games.state import sample_chance
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plies.envs.backgammon import BackgammonState, rules
-from plies.envs.core import sample_chance
+from plies.games.backgammon import BackgammonState, rules
+from plies.games.state import sample_chance
 
 
 def moves(state: BackgammonState) -> set[str]:

@@ -8,8 +8,8 @@ import pytest
 from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.evaluators import FunctionEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent, analyse
-from plies.envs.backgammon import BackgammonState
-from plies.envs.core import sample_chance
+from plies.games.backgammon import BackgammonState
+from plies.games.state import sample_chance
 
 
 def midgame(seed: int) -> BackgammonState:
@@ -107,7 +107,7 @@ def test_agent_plays_whole_turns_and_legal_moves():
 
 
 def test_action_mode_on_a_game_without_chance():
-    tictactoe = pytest.importorskip("plies.envs.tictactoe")
+    tictactoe = pytest.importorskip("plies.games.tictactoe")
     state = tictactoe.TicTacToeState.from_string("XX./OO./...")
     agent = ExpectiminimaxAgent(depth=2, seed=0)
     assert agent.act(state) == 2  # X completes the top row

@@ -8,7 +8,7 @@ import pytest
 
 from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.expectiminimax import analyse
-from plies.envs.backgammon import BackgammonState
+from plies.games.backgammon import BackgammonState
 
 WIDE = "X bar:1 24:2 22:1 13:5 6:4 3:1 2:1; O 24:1 17:1 13:4 9:1 8:1 7:1 6:4 4:2; O to play 3-3"
 

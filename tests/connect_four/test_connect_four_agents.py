@@ -1,7 +1,7 @@
 """The solver agent and the generic searches on Connect Four."""
 
 from plies.agents import make
-from plies.envs.connect_four import ConnectFourState
+from plies.games.connect_four import ConnectFourState
 
 
 def test_solver_agent_is_exact_late_in_the_game():

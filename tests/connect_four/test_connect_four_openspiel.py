@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from plies.envs.connect_four import ConnectFourState
+from plies.games.connect_four import ConnectFourState
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -5,8 +5,8 @@ import pickle
 import numpy as np
 import pytest
 
-from plies.envs.connect_four import ConnectFourState, rules
-from plies.envs.connect_four.state import state_from_moves
+from plies.games.connect_four import ConnectFourState, rules
+from plies.games.connect_four.state import state_from_moves
 
 
 def play(moves: str, **options) -> ConnectFourState:

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from plies.envs.connect_four import ConnectFourState, solve
-from plies.envs.connect_four.solver import Solver, get_solver
-from plies.envs.connect_four.state import state_from_moves
+from plies.games.connect_four import ConnectFourState, solve
+from plies.games.connect_four.solver import Solver, get_solver
+from plies.games.connect_four.state import state_from_moves
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "connect4"
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import plies
-from plies.envs.game import Game
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.game import Game
+from plies.games.tictactoe import TicTacToeState
 from plies.testing import ContractViolation, check_game
 
 GAMES = {"tictactoe": 40, "connect_four": 30, "nine_mens_morris": 15, "backgammon": 10, "dice_wars": 6,
@@ -39,8 +39,8 @@ def test_a_broken_undo_is_reported():
 def _forgetful_undo():
     from numba import njit
 
-    from plies.envs.core import UNDO_SIG
-    from plies.envs.tictactoe import rules
+    from plies.games.kernels import UNDO_SIG
+    from plies.games.tictactoe import rules
 
     @njit(UNDO_SIG)
     def undo(state, action, undo_row):

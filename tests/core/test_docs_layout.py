@@ -19,7 +19,7 @@ def test_docs_page_carries_the_schema_table(game):
 
 
 def test_schema_offsets_follow_slot_sizes():
-    from plies.envs.game import Slot, SlotSchema
+    from plies.games.game import Slot, SlotSchema
 
     schema = SlotSchema(Slot("player"), Slot("cells", 9), Slot("moves"), Slot("tail", "n"), Slot("after"))
     assert schema.offsets("player", "cells", "moves", "tail") == (0, 1, 10, 11)

@@ -7,7 +7,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils.conversions import aec_to_parallel
 
 import plies
-from plies.envs.registry import game_ids
+from plies.games.registry import game_ids
 
 WRAPPERS = {
     "flatten": lambda env: ss.flatten_v0(env),

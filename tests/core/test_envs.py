@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
 import plies
-from plies.envs.registry import entries, game_ids
+from plies.games.registry import entries, game_ids
 
 GYM_IDS = {entry.id: entry.gym_id for entry in entries()}
 

@@ -8,15 +8,15 @@ import ast
 from pathlib import Path
 
 import plies
-from plies.envs.registry import game_ids
+from plies.games.registry import game_ids
 
 ROOT = Path(plies.__file__).parent
-GAME_SPECIFIC = ["envs/registry.py", "agents", "training", "classroom"]
+GAME_SPECIFIC = ["games/registry.py", "agents", "training", "classroom"]
 ALLOWED: set[tuple[str, str]] = set()  # `plies train` takes its choices from plies.training.TRAINERS
 
 
 def _generic_files() -> list[Path]:
-    skipped = [ROOT / part for part in GAME_SPECIFIC] + [ROOT / "envs" / g for g in game_ids()]
+    skipped = [ROOT / part for part in GAME_SPECIFIC] + [ROOT / "games" / g for g in game_ids()]
     return [path for path in sorted(ROOT.rglob("*.py"))
             if not any(path == s or s in path.parents for s in skipped)]
 
@@ -36,7 +36,7 @@ def test_the_scan_finds_game_ids(tmp_path):
 
 def test_generic_code_names_no_game():
     files = _generic_files()
-    assert ROOT / "web" / "app.py" in files and ROOT / "playing.py" in files
+    assert ROOT / "web" / "app.py" in files and ROOT / "play" / "match.py" in files
     named = [f"{path.relative_to(ROOT)}:{line}: {value!r}" for path in files for line, value in game_names(path)
              if (str(path.relative_to(ROOT)), value) not in ALLOWED]
     for script in sorted((ROOT / "web" / "static").glob("*.js")):  # the web page's code too

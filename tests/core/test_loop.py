@@ -9,8 +9,8 @@ import pytest
 import plies
 from plies.envs.aec import TurnBasedEnv
 from plies.envs.loop import DEFAULT_ILLEGAL_ACTION, GameLoop, check_action, forfeit_returns
-from plies.single_agent import SingleAgentEnv
-from plies.vector.gym import GymVectorEnv
+from plies.envs.single_agent import SingleAgentEnv
+from plies.envs.vector.gym import GymVectorEnv
 
 ALL_GAMES = plies.game_ids()
 
@@ -136,7 +136,7 @@ def test_stepping_a_finished_single_agent_env_raises():
 
 @pytest.mark.parametrize("game", ALL_GAMES)
 def test_single_agent_env_gives_the_mask_in_every_info_and_bounded_observations(game):
-    env = gymnasium.make(plies.envs.registry.gym_id(game), seat=-1).unwrapped
+    env = gymnasium.make(plies.games.registry.gym_id(game), seat=-1).unwrapped
     space = env.observation_space
     assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
     rng = np.random.default_rng(0)
@@ -171,7 +171,7 @@ def test_aec_state_is_the_global_view_not_the_game_state(game):
 def test_single_agent_env_in_progress_survives_pickle(game):
     import pickle
 
-    env = gymnasium.make(plies.envs.registry.gym_id(game), seat=-1).unwrapped
+    env = gymnasium.make(plies.games.registry.gym_id(game), seat=-1).unwrapped
     obs, info = env.reset(seed=4)
     rng = np.random.default_rng(0)
     for _ in range(3):

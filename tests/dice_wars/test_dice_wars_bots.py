@@ -12,13 +12,13 @@ from plies.agents.dice_wars_bots import (
     play_bot_game,
     self_play_records,
 )
-from plies.envs.core import sample_chance
-from plies.envs.dice_wars import (
+from plies.games.dice_wars import (
     DiceWarsState,
     attack_success_probability,
     probability_of_holding_area,
     rules,
 )
+from plies.games.state import sample_chance
 
 BOTS = ["dw_random", "dw_all_random", "strength_diff", "single_turn", "win_prob"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plies.envs.dice_wars.maps import (
+from plies.games.dice_wars.maps import (
     _CourseBoard,
     course_map,
     generate_map,
@@ -17,7 +17,7 @@ from plies.envs.dice_wars.maps import (
     map_from_adjacency,
     map_statistics,
 )
-from plies.envs.dice_wars.state import DiceWarsState
+from plies.games.dice_wars.state import DiceWarsState
 
 BOARDS = Path(__file__).parent.parent / "data" / "dice_wars" / "course_boards.json"
 
@@ -188,8 +188,8 @@ def test_map_generator_option_is_validated():
 def test_games_and_batches_run_on_both_generators(generator):
     """Dealing, battles and the batched env on each generator's maps: one area count per
     batch, the adjacency padded to the widest map's degree."""
-    import plies.vector as pv
-    from plies.envs.core import sample_chance
+    import plies.envs.vector as pv
+    from plies.games.state import sample_chance
 
     rng = np.random.default_rng(2)
     state = DiceWarsState.initial(rng, num_players=4, map_generator=generator)

@@ -6,12 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from plies.envs.dice_wars import (
-    DiceWarsState,
-    attack_success_probability,
-    probability_of_holding_area,
-)
-from plies.envs.dice_wars.probabilities import attack_success_fraction
+from plies.games.dice_wars import DiceWarsState, attack_success_probability, probability_of_holding_area
+from plies.games.dice_wars.probabilities import attack_success_fraction
 
 
 def _enumerate(a, d):

@@ -5,8 +5,9 @@ import pickle
 import numpy as np
 import pytest
 
-from plies.envs.core import CHANCE, TERMINAL, sample_chance
-from plies.envs.dice_wars import DiceWarsState, attack_success_probability, rules
+from plies.games.dice_wars import DiceWarsState, attack_success_probability, rules
+from plies.games.kernels import CHANCE, TERMINAL
+from plies.games.state import sample_chance
 
 LINE4 = "adjacency=1/0,2/1,3/2"  # areas 0-1-2-3 in a row
 

@@ -6,8 +6,8 @@ import pytest
 from plies.agents import make
 from plies.agents.evaluator_specs import evaluator_for
 from plies.agents.expectiminimax import analyse
-from plies.envs.dice_wars import DiceWarsState, attack_success_probability, rules
-from plies.envs.dice_wars.state import GAME
+from plies.games.dice_wars import DiceWarsState, attack_success_probability, rules
+from plies.games.dice_wars.state import GAME
 
 # seat 0 holds areas 0 and 3; conquering area 1 or 2 joins them into a region of 3
 BRIDGE = "players=2 turn=0 areas=0:4,1:3,1:3,0:2,1:6 adjacency=1,2,4/0,3/0,3/1,2/0"

@@ -10,7 +10,7 @@ import pytest
 
 from plies.agents import make
 from plies.agents.dice_wars_bots import WPM_C_WEIGHTS, wpm_c_improvements
-from plies.envs.dice_wars import DiceWarsState, rules
+from plies.games.dice_wars import DiceWarsState, rules
 
 DECISIONS = Path(__file__).parent.parent / "data" / "dice_wars" / "wpm_c_decisions.json"
 W2 = (1.30214778, 2.25563871)  # the course's 2-player weights are (a, b, -a, -b)

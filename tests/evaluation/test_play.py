@@ -4,7 +4,7 @@ from PIL import Image
 
 from plies.agents.human import HumanAgent
 from plies.cli import main
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.tictactoe import TicTacToeState
 
 
 def test_human_agent_retries_until_the_move_is_legal():

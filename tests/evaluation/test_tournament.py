@@ -152,7 +152,7 @@ def test_win_rate_table_from_n_player_records():
 
 def test_self_play_records_replay_to_their_results():
     from plies.evaluation import self_play
-    from plies.registration import new_state
+    from plies.games.registry import new_state
 
     records = self_play("tictactoe", ["alphabeta:depth=2", "alphabeta:depth=2"], 6, seed=1, opening_plies=2)
     assert [r.index for r in records] == list(range(6))

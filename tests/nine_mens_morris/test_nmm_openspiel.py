@@ -8,7 +8,7 @@ move, termination and the returns.
 import numpy as np
 import pytest
 
-from plies.envs.nine_mens_morris import OPENSPIEL_OPTIONS, NineMensMorrisState
+from plies.games.nine_mens_morris import OPENSPIEL_OPTIONS, NineMensMorrisState
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -14,9 +14,9 @@ Point numbers in the diagrams (7-row form of ``to_string``)::
 import numpy as np
 import pytest
 
-from plies.envs.core import TERMINAL
-from plies.envs.nine_mens_morris import NineMensMorrisState as S
-from plies.envs.nine_mens_morris import rules
+from plies.games.kernels import TERMINAL
+from plies.games.nine_mens_morris import NineMensMorrisState as S
+from plies.games.nine_mens_morris import rules
 
 
 def move(state: S, text: str) -> None:

@@ -11,8 +11,8 @@ from plies.classroom.nine_mens_morris import (
     HeuristicWeights,
     findSymmetries,
 )
-from plies.envs.nine_mens_morris import NineMensMorrisState as S
-from plies.envs.nine_mens_morris import rules
+from plies.games.nine_mens_morris import NineMensMorrisState as S
+from plies.games.nine_mens_morris import rules
 
 MIDGAME = """
 W-----B-----.

@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 
 from plies.classroom.nine_mens_morris import findSymmetries
-from plies.envs.nine_mens_morris import NineMensMorrisState as S
-from plies.envs.nine_mens_morris import rules
-from plies.envs.nine_mens_morris.symmetry import SYMMETRIES, canonical_hash, transform_action
+from plies.games.nine_mens_morris import NineMensMorrisState as S
+from plies.games.nine_mens_morris import rules
+from plies.games.nine_mens_morris.symmetry import SYMMETRIES, canonical_hash, transform_action
 
 ADJACENT = {
     (0, 1), (1, 2), (3, 4), (4, 5), (6, 7), (7, 8), (9, 10), (10, 11), (12, 13), (13, 14),

@@ -6,7 +6,7 @@ import pytest
 
 import plies
 from plies.agents import make as make_agent
-from plies.envs.othello import OthelloState, rules
+from plies.games.othello import OthelloState, rules
 from plies.testing import replay_batch
 
 
@@ -42,7 +42,7 @@ def test_batch_matches_gamestate_replay():
 
 
 def test_batch_of_64_steps_and_reports_results():
-    batch = plies.vector.make("othello", 64, seed=0)
+    batch = plies.envs.vector.make("othello", 64, seed=0)
     ended = 0
     for _ in range(100):
         batch.step(batch.sample_actions())
@@ -82,7 +82,7 @@ def test_cli_tournament(capsys):
 def test_parallel_and_serial_batches_are_identical():
     runs = []
     for parallel in (False, True):
-        batch = plies.vector.make("othello", 40, seed=5, parallel=parallel)
+        batch = plies.envs.vector.make("othello", 40, seed=5, parallel=parallel)
         for _ in range(70):
             batch.step(batch.sample_actions())
         runs.append(batch.states.copy())

@@ -6,7 +6,7 @@ with action 64, so actions carry over unchanged; the boards are compared cell by
 import numpy as np
 import pytest
 
-from plies.envs.othello import OthelloState
+from plies.games.othello import OthelloState
 
 pyspiel = pytest.importorskip("pyspiel")
 

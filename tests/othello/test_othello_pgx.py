@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plies.envs.othello import OthelloState, rules
+from plies.games.othello import OthelloState, rules
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "othello_pgx.npz"
 

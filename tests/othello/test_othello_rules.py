@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
-from plies.envs.othello import OthelloState, rules
+from plies.games.othello import OthelloState, rules
 
 START = "......../......../......../...ox.../...xo.../......../......../........ x"
 

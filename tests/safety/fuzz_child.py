@@ -14,7 +14,7 @@ import numpy as np
 
 import plies
 from plies.agents import make as make_agent
-from plies.envs.core import sample_chance
+from plies.games.state import sample_chance
 
 CASE_SECONDS = 20.0
 """A case that runs longer (a search with a huge depth) ends the run with exit code 3."""

@@ -26,7 +26,7 @@ def test_the_folder_changes_with_compiled_sources_and_version_only(tmp_path):
     assert first.parent == home / "numba" and len(first.name) == 16
     assert _numba_cache.numba_cache_dir(package, "1.0", home) == first  # memoised
     assert _numba_cache.numba_cache_dir(package, "1.1", home) != first
-    callee = package / "envs" / "backgammon" / "rules.py"
+    callee = package / "games" / "backgammon" / "rules.py"
     text = callee.read_text()
     callee.write_text(text + "\n# an edit of a callee in another file\n")
     edited = _numba_cache.numba_cache_dir(package, "1.0", home)

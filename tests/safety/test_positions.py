@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import plies
-from plies.envs.core import sample_chance
-from plies.registration import state_class
+from plies.games.registry import state_class
+from plies.games.state import sample_chance
 
 BG = state_class("backgammon")
 

@@ -9,7 +9,7 @@ import pytest
 
 from plies.cli import main
 from plies.evaluation import run_tournament
-from plies.registration import new_state
+from plies.games.registry import new_state
 
 ARGS = ["tournament", "--game", "tictactoe", "--agents", "random", "perfect", "--games", "4",
         "--workers", "1", "--quiet"]

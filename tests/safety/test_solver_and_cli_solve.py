@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from plies.cli import main
-from plies.envs.connect_four import Solver, get_solver, solve
-from plies.envs.connect_four.state import state_from_moves
+from plies.games.connect_four import Solver, get_solver, solve
+from plies.games.connect_four.state import state_from_moves
 
 DATA = Path(__file__).parent.parent / "data" / "connect4"
 

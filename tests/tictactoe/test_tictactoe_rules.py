@@ -2,7 +2,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from plies.envs.tictactoe import TicTacToeState
+from plies.games.tictactoe import TicTacToeState
 from tests.tictactoe import ttt_reference as ref
 
 

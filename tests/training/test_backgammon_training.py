@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from plies.agents.value_net import ContactRaceNet, contact_race_equity, load_value_net  # noqa: E402
-from plies.envs.backgammon import features, rules  # noqa: E402
+from plies.games.backgammon import features, rules  # noqa: E402
 from plies.training import backgammon as T  # noqa: E402
 
 

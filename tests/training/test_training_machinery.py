@@ -81,7 +81,7 @@ def test_lambda_returns():
 
 
 def test_outcome_counts_gammons():
-    from plies.envs.backgammon import rules
+    from plies.games.backgammon import rules
 
     s = rules.initial_array(0)
     s[rules.WINNER] = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import plies.vector as pv
+import plies.envs.vector as pv
 
 
 def test_shapes_and_dtypes():
@@ -168,7 +168,7 @@ def test_unknown_game_and_options():
 def test_parallel_default_depends_on_batch_size_and_threads():
     import numba
 
-    from plies.vector.batch import PARALLEL_MIN_ENVS
+    from plies.envs.vector.batch import PARALLEL_MIN_ENVS
 
     several_threads = numba.get_num_threads() > 1
     assert pv.make("tictactoe", PARALLEL_MIN_ENVS, seed=0).parallel is several_threads

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plies.registration import state_class
+from plies.games.registry import state_class
 
 
 def reference_tictactoe(state, seat):
@@ -26,7 +26,7 @@ def reference_connect_four(state, seat):
 
 
 def reference_nine_mens_morris(state, seat):
-    from plies.envs.nine_mens_morris import rules
+    from plies.games.nine_mens_morris import rules
 
     s = state.array
     pts = s[rules.POINTS : rules.POINTS + rules.NUM_POINTS]
@@ -45,7 +45,7 @@ def reference_nine_mens_morris(state, seat):
 
 
 def reference_dice_wars(state, seat):
-    from plies.envs.dice_wars import rules
+    from plies.games.dice_wars import rules
 
     n, players = state.num_areas, state.num_players
     obs = np.zeros((n, players + 1 + n), np.float32)
@@ -58,7 +58,7 @@ def reference_dice_wars(state, seat):
 
 
 def reference_backgammon(state, seat):
-    from plies.envs.backgammon import rules
+    from plies.games.backgammon import rules
 
     own = state.checkers(seat)
     opp = state.checkers(1 - seat)
@@ -108,7 +108,7 @@ def test_observation_kernel_matches_numpy_reference(game):
                 break
             legal = state.legal_actions()
             if state.is_chance_node():
-                from plies.envs.core import sample_chance
+                from plies.games.state import sample_chance
 
                 state.apply(sample_chance(state, rng))
             else:

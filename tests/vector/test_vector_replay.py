@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import plies.vector as pv
-from plies.envs.registry import game_ids
-from plies.registration import state_class
+import plies.envs.vector as pv
+from plies.games.registry import game_ids, state_class
 from plies.testing import replay_batch
 
 GAMES = game_ids()
@@ -68,7 +67,7 @@ def test_start_states_are_the_games_initial_positions():
 
 
 def test_dice_wars_resets_deal_the_slot_map_anew():
-    from plies.envs.dice_wars import rules
+    from plies.games.dice_wars import rules
 
     batch = pv.make("dice_wars", 4, seed=2, maps=2, trace=10)
     n = int(batch.initial_states[0, rules.NUM_AREAS])

@@ -1,4 +1,4 @@
-"""Stable-Baselines3 on the batched env (plies.vector.sb3) and the Gymnasium view it wraps."""
+"""Stable-Baselines3 on the batched env (plies.envs.vector.sb3) and the Gymnasium view it wraps."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import plies  # noqa: F401  (registers the gymnasium ids)
-import plies.vector as pv
+import plies.envs.vector as pv
 
 pytest.importorskip("stable_baselines3")
-from plies.vector.sb3 import VecEnv  # noqa: E402
+from plies.envs.vector.sb3 import VecEnv  # noqa: E402
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 

@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from plies.agents.specs import make as make_agent  # noqa: E402
-from plies.envs.backgammon.drawing import moves_from  # noqa: E402
+from plies.games.backgammon.drawing import moves_from  # noqa: E402
 from plies.web.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from plies.envs.backgammon.drawing import moves_from
-from plies.envs.backgammon.state import BackgammonState
-from plies.envs.dice_wars.state import DiceWarsState
-from plies.envs.nine_mens_morris.state import NineMensMorrisState
-from plies.envs.othello.state import OthelloState
-from plies.envs.tictactoe.state import TicTacToeState
+from plies.games.backgammon.drawing import moves_from
+from plies.games.backgammon.state import BackgammonState
+from plies.games.dice_wars.state import DiceWarsState
+from plies.games.nine_mens_morris.state import NineMensMorrisState
+from plies.games.othello.state import OthelloState
+from plies.games.tictactoe.state import TicTacToeState
 from plies.web.clicks import ClickError, interpret, view_options
 
 

@@ -5,11 +5,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from plies.envs.backgammon.state import BackgammonState
-from plies.envs.connect_four.state import state_from_moves
-from plies.envs.dice_wars.state import DiceWarsState
-from plies.envs.nine_mens_morris.state import NineMensMorrisState
-from plies.envs.tictactoe.state import TicTacToeState
+from plies.games.backgammon.state import BackgammonState
+from plies.games.connect_four.state import state_from_moves
+from plies.games.dice_wars.state import DiceWarsState
+from plies.games.nine_mens_morris.state import NineMensMorrisState
+from plies.games.tictactoe.state import TicTacToeState
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -118,7 +118,7 @@ def test_dice_wars_graph_map():
 ])
 def test_rgb_is_the_rasterised_drawing(make):
     pytest.importorskip("resvg_py")
-    from plies.envs.drawing import rasterise
+    from plies.games.drawing import rasterise
 
     state = make()
     image = state.render_rgb()
@@ -150,7 +150,7 @@ def test_single_agent_env_shows_itself_as_svg():
 
 
 def test_batched_env_shows_its_first_game_as_svg():
-    import plies.vector as pv
+    import plies.envs.vector as pv
 
     batch = pv.make("connect_four", 4, seed=0)
     batch.step(batch.sample_actions())

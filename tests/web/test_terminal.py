@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from plies.cli import main
-from plies.envs.backgammon.state import BackgammonState
-from plies.playing import Match, move_text
-from plies.terminal import board_text
+from plies.games.backgammon.state import BackgammonState
+from plies.play.match import Match, move_text
+from plies.play.terminal import board_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,7 +112,7 @@ def test_othello_at_the_terminal(monkeypatch, capsys):
 
 
 def test_declared_defaults_for_people():
-    from plies.envs.registry import get_game
+    from plies.games.registry import get_game
 
     othello, dice_wars = get_game("othello"), get_game("dice_wars")
     assert othello.hint_agent == othello.default_opponent == "alphabeta:depth=4"  # the generic default
@@ -126,7 +126,7 @@ def test_declared_defaults_for_people():
 def test_a_match_refuses_an_agent_for_another_game_before_any_move():
     import pytest
 
-    from plies.playing import Match
+    from plies.play.match import Match
 
     with pytest.raises(ValueError, match="connect_four"):
         Match("tictactoe", ["human", "solver"])

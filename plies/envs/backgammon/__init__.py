@@ -1,5 +1,0 @@
-"""Backgammon (no doubling cube): dice as chance nodes, one checker move per action."""
-
-from plies.envs.backgammon.state import BackgammonState
-
-__all__ = ["BackgammonState"]

@@ -1,5 +1,0 @@
-"""Nine Men's Morris."""
-
-from plies.envs.nine_mens_morris.state import OPENSPIEL_OPTIONS, NineMensMorrisState
-
-__all__ = ["NineMensMorrisState", "OPENSPIEL_OPTIONS"]

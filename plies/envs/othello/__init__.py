@@ -1,7 +1,0 @@
-"""Othello (8x8): bitboard rules with OpenSpiel's conventions (forced pass as action 64)."""
-
-from __future__ import annotations
-
-from plies.envs.othello.state import OthelloState
-
-__all__ = ["OthelloState"]

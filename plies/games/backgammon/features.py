@@ -1,0 +1,320 @@
+"""Backgammon inputs for value networks: the raw board beside features that describe it.
+
+A position is described from the view of ``me``, the side that moves next (at an afterstate:
+the opponent of the side that just moved), then from the view of the other side, with the same
+units in the same order (``INPUT_NAMES`` lists them; docs/backgammon.md explains each):
+
+- raw board, per side: points 1..24 in the side's own numbering as four units each
+  (one checker, two, three, (n - 3) / 2 beyond three), the bar / 2 and borne off / 15;
+- per side: pip count, blots, the opponent's rolls (of 36) that hit a blot with one die
+  (direct) and in any way (direct or indirect), points made, home points made, anchors in the
+  opponent's home, the longest prime and where it ends, the rear checker's escaping rolls,
+  checkers behind an opponent point outside its home, checkers outside home and crossovers still to make.
+
+``position_class`` tells contact from race positions: once every checker of one side has
+passed every checker of the other, no checker can be hit again and a separate race network
+takes over. Everything is compiled and batched: ``encode(states, mover)`` fills one row per
+state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from plies.games.backgammon import rules
+
+CONTACT = 0
+RACE = 1
+CLASS_NAMES = ("contact", "race")
+
+RAW_PER_SIDE = 24 * 4 + 2
+FEATURES_PER_SIDE = 14
+FEATURE_NAMES = (
+    "pips / 100",
+    "blots / 5",
+    "direct shots / 36 (opponent rolls hitting a blot with one die)",
+    "shots / 36 (opponent rolls hitting a blot in any way)",
+    "points made / 12",
+    "home points made / 6",
+    "anchors in the opponent's home / 3",
+    "longest prime / 6",
+    "lowest point of the longest prime / 24",
+    "rolls carrying the rear checker past the nearest opponent point / 36",
+    "checkers behind an opponent point outside own home / 15",
+    "checkers outside home / 15",
+    "crossovers to make / 45",
+    "contact (1) or race (0)",
+)
+SIDE_SIZE = RAW_PER_SIDE + FEATURES_PER_SIDE
+INPUT_SIZE = 2 * SIDE_SIZE
+
+
+def _input_names() -> tuple[str, ...]:
+    names = []
+    for side in ("me", "opponent"):
+        for point in range(1, 25):
+            for unit in ("1", "2", "3", "beyond 3 / 2"):
+                names.append(f"{side}: point {point} checkers {unit}")
+        names += [f"{side}: bar / 2", f"{side}: borne off / 15"]
+        names += [f"{side}: {name}" for name in FEATURE_NAMES]
+    return tuple(names)
+
+
+INPUT_NAMES = _input_names()
+
+# the 21 distinct rolls with their weight out of 36
+_ROLL_HI = np.array([hi for hi in range(1, 7) for lo in range(1, hi + 1)], np.int64)
+_ROLL_LO = np.array([lo for hi in range(1, 7) for lo in range(1, hi + 1)], np.int64)
+_ROLL_WEIGHT = np.where(_ROLL_HI == _ROLL_LO, 1, 2).astype(np.int64)
+
+
+@njit(cache=True)
+def _side_counts(state, seat, out):
+    """out[0..25]: seat's checkers, 0 borne off, 1..24 its points, 25 its bar."""
+    base = rules.BOARD + rules.SIDE * seat
+    for i in range(26):
+        out[i] = state[base + i]
+
+
+@njit(cache=True)
+def _rear(counts):
+    """The highest point (25 = bar) holding a checker, 0 when all are borne off."""
+    for i in range(25, 0, -1):
+        if counts[i] > 0:
+            return i
+    return 0
+
+
+@njit(cache=True)
+def is_contact(state) -> bool:
+    """Whether a checker of one side can still meet one of the other."""
+    a = np.empty(26, np.int64)
+    b = np.empty(26, np.int64)
+    _side_counts(state, 0, a)
+    _side_counts(state, 1, b)
+    # seat 0's point i is seat 1's point 25 - i: they have passed when rear0 + rear1 < 25
+    return _rear(a) + _rear(b) > 25
+
+
+@njit(cache=True)
+def _hits(hitter, target, direct_only):
+    """Rolls (of 36) with which ``hitter`` hits at least one blot of ``target``.
+
+    Both arrays are in their own side's numbering (0 off, 25 bar); hitter's point j is target's
+    point 25 - j. A hit lands on a target blot by one die (direct), or by both dice or a double's
+    steps with every intermediate landing point open (indirect). Checkers on the bar must enter
+    first: with two or more there, only the entering checkers hit, each with a single die."""
+    blot_at = np.zeros(26, np.bool_)  # in the hitter's numbering
+    any_blot = False
+    for i in range(1, 25):
+        if target[i] == 1:
+            blot_at[25 - i] = True
+            any_blot = True
+    if not any_blot:
+        return 0
+    blocked = np.zeros(26, np.bool_)  # target points made, in the hitter's numbering
+    for i in range(1, 25):
+        if target[i] >= 2:
+            blocked[25 - i] = True
+    on_bar = hitter[25]
+    total = 0
+    for r in range(21):
+        hi = _ROLL_HI[r]
+        lo = _ROLL_LO[r]
+        hit = False
+        for j in range(25, 0, -1):
+            if hitter[j] == 0:
+                continue
+            if on_bar > 0 and j != 25:
+                break
+            if hi == lo:
+                steps = 4 if not direct_only else 1
+                if on_bar >= 2:
+                    steps = 1
+                p = j
+                for _ in range(steps):
+                    p -= hi
+                    if p < 1 or blocked[p]:
+                        break
+                    if blot_at[p]:
+                        hit = True
+                        break
+            else:
+                for die in (hi, lo):
+                    p = j - die
+                    if p >= 1 and blot_at[p]:
+                        hit = True
+                if not hit and not direct_only and on_bar < 2:
+                    p = j - hi - lo
+                    if p >= 1 and blot_at[p] and (not blocked[j - hi] or not blocked[j - lo]):
+                        hit = True
+            if hit:
+                break
+        if hit:
+            total += _ROLL_WEIGHT[r]
+    return total
+
+
+@njit(cache=True)
+def _escapes(own, opp):
+    """Rolls (of 36) that carry own's rear checker past the nearest opponent point within 12
+    pips in front of it, landing on open points (0 when no opponent point is that close)."""
+    rear = _rear(own)
+    if rear == 0:
+        return 0
+    blocked = np.zeros(26, np.bool_)  # opponent points made, in own's numbering
+    last_block = 0
+    for j in range(1, 25):
+        if opp[j] >= 2:
+            p = 25 - j
+            blocked[p] = True
+            if p < rear and rear - p <= 12 and p > last_block:
+                last_block = p
+    if last_block == 0:
+        return 0
+    total = 0
+    for r in range(21):
+        hi = _ROLL_HI[r]
+        lo = _ROLL_LO[r]
+        ok = False
+        if hi == lo:
+            p = rear
+            for _ in range(4):
+                p -= hi
+                if p < 1 or blocked[p]:
+                    break
+                if p < last_block:
+                    ok = True
+                    break
+        else:
+            for die in (hi, lo):
+                p = rear - die
+                if 1 <= p < last_block and not blocked[p]:
+                    ok = True
+            p = rear - hi - lo
+            if not ok and 1 <= p < last_block and not blocked[p] and (
+                    not blocked[rear - hi] or not blocked[rear - lo]):
+                ok = True
+        if ok:
+            total += _ROLL_WEIGHT[r]
+    return total
+
+
+@njit(cache=True)
+def _side_features(own, opp, contact, out, k):
+    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:]."""
+    pips = 0
+    blots = 0
+    made = 0
+    home_made = 0
+    anchors = 0
+    outside = 0
+    crossovers = 0
+    for i in range(1, 26):
+        c = own[i]
+        pips += i * c
+        if i <= 24:
+            if c == 1:
+                blots += 1
+            if c >= 2:
+                made += 1
+                if i <= 6:
+                    home_made += 1
+                if i >= 19:
+                    anchors += 1
+        if i > 6:
+            outside += c
+            crossovers += c * ((i - 1) // 6)
+    best = 0
+    best_low = 0
+    run = 0
+    for i in range(1, 25):
+        if own[i] >= 2:
+            run += 1
+            if run > best:
+                best = run
+                best_low = i - run + 1
+        else:
+            run = 0
+    # own checkers still behind an opponent point outside own home board (to be escaped)
+    lowest_block = 26
+    for j in range(1, 19):
+        if opp[j] >= 2 and 25 - j < lowest_block:
+            lowest_block = 25 - j
+    behind = 0
+    for i in range(lowest_block + 1, 26):
+        behind += own[i]
+    out[k] = pips / 100.0
+    out[k + 1] = blots / 5.0
+    if contact:
+        out[k + 2] = _hits(opp, own, True) / 36.0
+        out[k + 3] = _hits(opp, own, False) / 36.0
+        out[k + 9] = _escapes(own, opp) / 36.0
+    else:
+        out[k + 2] = 0.0
+        out[k + 3] = 0.0
+        out[k + 9] = 0.0
+    out[k + 4] = made / 12.0
+    out[k + 5] = home_made / 6.0
+    out[k + 6] = anchors / 3.0
+    out[k + 7] = best / 6.0
+    out[k + 8] = best_low / 24.0
+    out[k + 10] = behind / 15.0
+    out[k + 11] = outside / 15.0
+    out[k + 12] = crossovers / 45.0
+    out[k + 13] = 1.0 if contact else 0.0
+
+
+@njit(cache=True)
+def _raw_side(counts, out, k):
+    for i in range(1, 25):
+        c = counts[i]
+        out[k] = 1.0 if c >= 1 else 0.0
+        out[k + 1] = 1.0 if c >= 2 else 0.0
+        out[k + 2] = 1.0 if c >= 3 else 0.0
+        out[k + 3] = (c - 3) / 2.0 if c > 3 else 0.0
+        k += 4
+    out[k] = counts[25] / 2.0
+    out[k + 1] = counts[0] / 15.0
+
+
+@njit(cache=True)
+def encode_into(states, mover, out, classes):
+    """Row b of ``out``: the inputs of ``states[b]`` from the view of ``mover[b]``;
+    ``classes[b]``: CONTACT or RACE."""
+    me = np.empty(26, np.int64)
+    them = np.empty(26, np.int64)
+    for b in range(states.shape[0]):
+        s = states[b]
+        seat = mover[b]
+        _side_counts(s, seat, me)
+        _side_counts(s, 1 - seat, them)
+        contact = _rear(me) + _rear(them) > 25
+        classes[b] = CONTACT if contact else RACE
+        row = out[b]
+        _raw_side(me, row, 0)
+        _side_features(me, them, contact, row, RAW_PER_SIDE)
+        _raw_side(them, row, SIDE_SIZE)
+        _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE)
+
+
+def next_mover(states: np.ndarray) -> np.ndarray:
+    """The side that moves next in each state (the roller at a chance node)."""
+    player = states[:, rules.PLAYER]
+    return np.where(player >= 0, player, states[:, rules.ROLLER]).astype(np.int64)
+
+
+def encode(states: np.ndarray, mover: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, classes) of a batch of backgammon states: float32 rows of ``INPUT_SIZE`` from
+    the view of ``mover`` (default: the side that moves next) and each row's position class."""
+    states = np.ascontiguousarray(states, np.int64)
+    if states.ndim != 2 or states.shape[1] != rules.STATE_SIZE:
+        raise ValueError(f"expected backgammon states of shape (n, {rules.STATE_SIZE}), got {states.shape}")
+    mover = next_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
+    if mover.shape != (len(states),) or (len(mover) and (mover.min() < 0 or mover.max() > 1)):
+        raise ValueError("mover must hold one seat (0 or 1) per state")
+    out = np.zeros((len(states), INPUT_SIZE), np.float32)
+    classes = np.zeros(len(states), np.int64)
+    encode_into(states, mover, out, classes)
+    return out, classes

@@ -1,0 +1,384 @@
+"""The GameState base class: a position of a game, with the operations everyone uses.
+
+A game's ``state.py`` subclasses it and declares ``GAME = Game(...)`` with the subclass; the
+``Game`` binds itself to the class (``bind_game``), so a state reaches its rules through
+``self.game``. This module sits above ``plies.games.kernels`` and ``plies.games.game``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from plies.games.drawing import rasterise
+from plies.games.game import Game
+from plies.games.kernels import (
+    APPLY_SIG,
+    CHANCE,
+    LEGAL_SIG,
+    STEP_SIG,
+    TERMINAL,
+    UNDO_SIG,
+    action_index,
+    draw_outcome,
+)
+
+
+class GameState:
+    """A position of a game, with the operations agents, environments and training use.
+
+    Subclasses implement the game-specific parts (construction, text in and out, action names,
+    rendering); the game's ``Game`` declaration (``plies.games.game``) binds itself to the class
+    as ``game``. Everything else is generic over the game's kernels.
+    """
+
+    game: ClassVar[Game]
+    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal", "_width")
+
+    # the kernels, bound once per game class by ``bind_game``
+    _legal_fn: ClassVar[Callable]
+    _apply_fn: ClassVar[Callable]
+    _undo_fn: ClassVar[Callable]
+    _step_fn: ClassVar[Callable | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # states built by writing into the array must not keep a stale cache
+        for name in ("from_string", "initial"):
+            if name in cls.__dict__:
+                cls._wrap_constructor(name)
+
+    @classmethod
+    def bind_game(cls, game: Game) -> None:
+        """Called by ``Game`` once: the class plays this game from now on."""
+        if "game" in cls.__dict__ and cls.__dict__["game"] is not game:
+            raise ValueError(f"{cls.__name__} already plays {cls.__dict__['game'].id!r}")
+        cls.game = game
+        # the kernels' compiled entry points: GameState passes only its own arrays and checked
+        # ints, so numba's per-call type dispatch (about 0.4 us of a 1 us step) is skipped
+        cls._legal_fn = staticmethod(_entry(game.kernels.legal_actions, LEGAL_SIG))
+        cls._apply_fn = staticmethod(_entry(game.kernels.apply_action, APPLY_SIG))
+        cls._undo_fn = staticmethod(_entry(game.kernels.undo_action, UNDO_SIG))
+        cls._step_fn = staticmethod(_entry(game.apply_and_list, STEP_SIG)) if game.apply_and_list else None
+
+    @classmethod
+    def _wrap_constructor(cls, name: str) -> None:
+        original = cls.__dict__[name].__func__
+
+        def build(klass, *args: Any, **kwargs: Any) -> GameState:
+            state = original(klass, *args, **kwargs)
+            state.refresh()
+            return state
+
+        build.__doc__ = original.__doc__
+        build.__name__ = original.__name__
+        setattr(cls, name, classmethod(build))
+
+    def refresh(self) -> None:
+        """Forget cached facts about the array (call after writing into ``array`` directly)."""
+        self._player = None
+        self._legal = None
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._s = np.ascontiguousarray(array, dtype=np.int64)
+        self._actions: list[int] = []
+        self._undo_rows: list[np.ndarray] = []
+        self._width = self.max_legal_actions
+        self._buffers = _buffers_for(type(self), self._width)
+        self._player: int | None = None  # cached state[0]
+        self._legal: np.ndarray | None = None  # cached legal actions (never mutated)
+
+    @classmethod
+    def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> GameState:
+        """The starting position; games with a random set-up (maps) draw it from ``rng``."""
+        return cls(**options)
+
+    # ----- facts -------------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space (actions are ints in ``range(num_actions)``)."""
+        raise NotImplementedError
+
+    @property
+    def max_legal_actions(self) -> int:
+        """Upper bound on the number of legal actions or chance outcomes at any state."""
+        return self.num_actions
+
+    @property
+    def max_game_length(self) -> int:
+        """Plies after which an environment truncates the game."""
+        raise NotImplementedError
+
+    @property
+    def array(self) -> np.ndarray:
+        """The raw state array (shared, not copied): for kernels and vectorised code."""
+        return self._s
+
+    # ----- the game tree -----------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player
+
+    def is_terminal(self) -> bool:
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        player = self._player
+        if player is None:
+            player = self._player = self._s.item(0)
+        return player == CHANCE
+
+    def legal_actions(self) -> np.ndarray:
+        """The legal actions (at a chance node: the outcomes) as an int64 array, distinct, in
+        the game's order (ascending, except where a game lists likely-best moves first, as
+        backgammon does for its searches). The array is the state's cache, so it is
+        read-only: copy it to change it."""
+        legal = self._legal
+        if legal is None:
+            out = np.empty(self._width, np.int64)
+            legal = out[: self._legal_fn(self._s, out)]
+            legal.flags.writeable = False
+            self._legal = legal
+        return legal
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        return action_index(action) in self.legal_actions().tolist()
+
+    def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Outcome actions and their probabilities at a chance node."""
+        if self._s[0] != CHANCE:
+            raise ValueError("chance_outcomes() needs a chance node; this state is not one")
+        buf = self._buffers[0]
+        probs = self._buffers[1]
+        n = self.game.kernels.chance_outcomes(self._s, buf, probs)
+        return buf[:n].copy(), probs[:n].copy()
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` (a move, or a chance outcome at a chance node). Checked."""
+        action = action_index(action)
+        if action not in self.legal_actions().tolist():
+            raise ValueError(self._illegal_message(action))
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: int) -> None:
+        """Play ``action`` without the legality check, for callers that took it from
+        ``legal_actions()`` themselves: an action that is not legal corrupts the state."""
+        actions = self._actions
+        n = len(actions)
+        rows = self._undo_rows
+        if n == len(rows):  # grow geometrically: short games allocate little
+            rows.extend(np.zeros((max(8, n), max(1, self.game.undo_size)), np.int64))
+        step = self._step_fn
+        if step is None:
+            self._apply_fn(self._s, action, rows[n])
+            self._player = self._legal = None
+        else:
+            out = np.empty(self._width, np.int64)
+            code = step(self._s, action, rows[n], out)
+            self._player = (code & 15) - 4
+            legal = out[: code >> 4]
+            legal.flags.writeable = False
+            self._legal = legal
+        actions.append(action)
+
+    def undo(self) -> None:
+        """Take back the last action."""
+        if not self._actions:
+            raise ValueError("undo() on a state with no actions to take back")
+        action = self._actions.pop()
+        self._undo_fn(self._s, action, self._undo_rows[len(self._actions)])
+        self._player = self._legal = None
+
+    @property
+    def history(self) -> list[int]:
+        """The actions played on this object since it was made (chance outcomes included)."""
+        return list(self._actions)
+
+    def returns(self) -> np.ndarray:
+        """One float per seat: the final result at a terminal state, zeros before."""
+        out = np.zeros(self.num_players, np.float64)
+        if self.is_terminal():
+            self.game.kernels.returns(self._s, out)
+        return out
+
+    def clone(self) -> GameState:
+        other = copy.copy(self)
+        other._s = self._s.copy()
+        other._actions = list(self._actions)
+        other._undo_rows = [row.copy() for row in self._undo_rows[: len(self._actions)]]
+        other._buffers = self._buffers
+        return other
+
+    def __copy__(self) -> GameState:
+        cls = type(self)
+        other = cls.__new__(cls)
+        for klass in cls.__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if hasattr(self, slot):
+                    setattr(other, slot, getattr(self, slot))
+        return other
+
+    def __deepcopy__(self, memo: dict) -> GameState:
+        return self.clone()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {}
+        for klass in type(self).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if slot not in ("_buffers", "_legal", "_player", "_width") and hasattr(self, slot):
+                    state[slot] = getattr(self, slot)
+        state["_undo_rows"] = self._undo_rows[: len(self._actions)]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            setattr(self, key, value)
+        self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
+        self._width = self.max_legal_actions
+        self._buffers = _buffers_for(type(self), self._width)
+        self._player = self._legal = None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and np.array_equal(self.encode(), other.encode())
+
+    def __hash__(self) -> int:
+        return self.hash()
+
+    def encode(self) -> np.ndarray:
+        """A compact int array that identifies the position (equal positions, equal arrays)."""
+        return self._s.copy()
+
+    def hash(self) -> int:
+        return int(self.game.kernels.hash(self._s))
+
+    def _illegal_message(self, action: int) -> str:
+        if self.is_terminal():
+            return f"action {action} is illegal: the game is over"
+        legal = self.legal_actions()
+        names = ", ".join(f"{a} ({self.action_to_string(int(a))})" for a in legal[:40])
+        more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
+        who = "chance" if self.is_chance_node() else f"player {self.current_player}"
+        return f"action {action} is illegal for {who} here; legal actions: {names}{more}"
+
+    def observation(self, seat: int) -> np.ndarray:
+        """A float32 array of ``observation_shape`` describing the position from ``seat``'s
+        point of view (the game's ``observe`` kernel; its docs page says what each entry is)."""
+        seat = action_index(seat, "seat")
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat {seat} is not a seat of this {self.num_players}-player game "
+                             f"(seats 0..{self.num_players - 1})")
+        shape = self.observation_shape
+        out = np.empty(int(np.prod(shape)), np.float32)
+        self.game.observe(self._s, seat, out)
+        return out.reshape(shape)
+
+    # ----- game-specific parts -----------------------------------------------------------
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    @property
+    def value_bound(self) -> float:
+        """The largest absolute return a game can have (backgammon with gammons: 3)."""
+        return 1.0
+
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        """Lowest and highest value an observation entry can take (for the Box space)."""
+        return (-np.inf, np.inf)
+
+    def to_string(self) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def from_string(cls, text: str, **options: Any) -> GameState:
+        raise NotImplementedError
+
+    def action_to_string(self, action: int) -> str:
+        return str(action)
+
+    def string_to_action(self, text: str) -> int:
+        text = text.strip()
+        for action in self.legal_actions():
+            if self.action_to_string(int(action)) == text:
+                return int(action)
+        if text.lstrip("-").isdigit() and self.is_legal(int(text)):
+            return int(text)
+        legal = ", ".join(self.action_to_string(int(a)) for a in self.legal_actions())
+        raise ValueError(f"{text!r} is not a legal move here; legal moves: {legal}")
+
+    def render_text(self) -> str:
+        return self.to_string()
+
+    def timeout_action(self) -> int | None:
+        """What the rules do when the player to move runs out of time: an action to play for
+        it (a game where the turn simply ends), or None: the player forfeits the game."""
+        return None
+
+    def svg(self, **options: Any) -> str:
+        """The position as an SVG document, drawn by the game's declared ``draw`` function
+        (options depend on the game, e.g. backgammon's ``viewer``)."""
+        if self.game.draw is None:
+            raise NotImplementedError(f"{self.game.id} declares no drawing")
+        return self.game.draw(self, **options)
+
+    def _repr_svg_(self) -> str:  # Jupyter shows states as their drawing
+        return self.svg()
+
+    def render_rgb(self) -> np.ndarray:
+        """An RGB picture of the position (H x W x 3 uint8): ``svg()`` rasterised."""
+        return rasterise(self.svg())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.from_string({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        return self.render_text()
+
+
+def _entry(kernel: Callable, signature: Any) -> Callable:
+    """The compiled entry point of a kernel declared with ``signature`` (the dispatcher itself
+    for a kernel compiled without that signature, e.g. a pure-Python stand-in in a test)."""
+    overloads = getattr(kernel, "overloads", {})
+    if signature.args in overloads:
+        return overloads[signature.args].entry_point
+    return kernel
+
+
+_BUFFER_CACHE: dict[tuple[type, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _buffers_for(cls: type, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch buffers shared by all states of one class (used only inside one call)."""
+    key = (cls, size)
+    if key not in _BUFFER_CACHE:
+        _BUFFER_CACHE[key] = (np.zeros(max(1, size), np.int64), np.zeros(max(1, size), np.float64))
+    return _BUFFER_CACHE[key]
+
+
+def sample_chance(state: GameState, rng: np.random.Generator) -> int:
+    """Draw a chance outcome of ``state`` by its probability (one uniform draw from ``rng``;
+    far cheaper than ``rng.choice(p=...)``, which matters where every die is a chance node)."""
+    outcomes, probs = state.chance_outcomes()
+    return int(draw_outcome(outcomes, probs, len(outcomes), rng.random()))
+
+

@@ -1,0 +1,5 @@
+"""Tic-Tac-Toe."""
+
+from plies.games.tictactoe.state import TicTacToeState
+
+__all__ = ["TicTacToeState"]
