@@ -55,7 +55,7 @@ def serve_connect_four(client: TestClient, games: int = 4) -> tuple[list[float],
 def main() -> None:
     print(f"machine: {machine()}")
     app = create_app()
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.app = app
         serve_connect_four(client, 1)  # warm-up: numba compiles the search on first use
         served, bare = serve_connect_four(client)

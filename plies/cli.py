@@ -224,7 +224,22 @@ SLOW_SOLVE_STONES = 12
 def cmd_serve(args: argparse.Namespace) -> int:
     from plies.web import serve
 
-    serve(args.host, args.port, args.results)
+    agents: dict[str, str] = {}
+    for item in args.agent:
+        name, eq, target = item.partition("=")
+        if not eq or not name.strip() or ":" not in target:
+            raise ValueError(f"--agent takes NAME=module:attr, got {item!r}")
+        agents[name.strip()] = target.strip()
+    limits: dict[str, float] = {}
+    for item in args.limit:
+        key, eq, value = item.partition("=")
+        try:
+            limits[key.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--limit takes KEY=NUMBER (e.g. depth=4), got {item!r}") from None
+        if not eq or not key.strip() or limits[key.strip()] < 0:
+            raise ValueError(f"--limit takes KEY=NUMBER with a number >= 0, got {item!r}")
+    serve(args.host, args.port, args.results, agents, limits)
     return 0
 
 
@@ -385,6 +400,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--results", nargs="*", default=[], metavar="SQLITE",
                     help="tournament results files whose games and tables to show")
+    sv.add_argument("--agent", action="append", default=[], metavar="NAME=module:attr",
+                    help="offer your own agent under NAME (requests never import code themselves)")
+    sv.add_argument("--limit", action="append", default=[], metavar="KEY=N",
+                    help="largest search parameter of agents built from requests (defaults: depth=6, "
+                    "simulations=20000, max_attacks=8)")
     sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")

@@ -247,6 +247,43 @@ def _resolve(name: str, spec: str) -> tuple[Any, bool]:
     return agent_class(name), True
 
 
+FILE_PARAMETERS = frozenset({"table", "path"})
+"""Agent parameters whose value names a file that the agent reads or writes."""
+
+_FILE_SUFFIXES = (".pt", ".pth", ".json", ".npz", ".npy", ".pkl", ".pickle", ".zip", ".sqlite", ".db", ".csv")
+
+
+class UntrustedSpecError(ValueError):
+    """An agent spec from a web request or a file that would import code or name a file."""
+
+
+def _names_a_file(value: str) -> bool:
+    text = value.strip().lower()
+    return ("/" in text or "\\" in text or text.startswith(("~", ".")) or text.endswith(_FILE_SUFFIXES))
+
+
+def check_untrusted(spec: str, source: str) -> None:
+    """Refuse, before anything is imported or built, an agent spec that came from ``source`` (a
+    web request, a ladder file, a results file: anything the user did not type) when it would
+    import code (``module:attr``) or name a file (``table=``, ``eval=FILE.pt``, any path).
+    Shipped agents and those the user registered (``plies.agents.register``, ``plies serve
+    --agent NAME=module:attr``) are accepted with plain parameters."""
+    name, params = parse_spec(spec)
+    if name not in _REGISTERED:
+        if ":" in name:
+            raise UntrustedSpecError(
+                f"{source}: agent spec {spec!r} would import code ({name}); only shipped agents "
+                f"({', '.join(available_agents())}) and agents registered by the user are accepted "
+                f"from {source}")
+        if name not in AGENTS or name not in _available():
+            raise UntrustedSpecError(f"{source}: unknown agent {name!r}; agents: {', '.join(available_agents())}")
+    for key, value in params.items():
+        if key in FILE_PARAMETERS or _names_a_file(value):
+            raise UntrustedSpecError(
+                f"{source}: agent spec {spec!r} names a file ({key}={value}); parameters that read or "
+                f"write files are accepted only from the command line or Python")
+
+
 def make(spec: str, seed: int | None = None, game: str | None = None, **overrides: Any):
     """Build an agent from a spec string; ``name`` defaults to the spec itself. With ``game``,
     an agent that cannot play that game is refused here (a ValueError naming its games)."""

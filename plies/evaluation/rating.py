@@ -274,9 +274,16 @@ class Ladder:
         try:
             data = json.loads(path.read_text())
             data["rungs"] = [Rung(**r) for r in data["rungs"]]
-            return cls(**data)
+            ladder = cls(**data)
         except (json.JSONDecodeError, KeyError, TypeError) as err:
             raise ValueError(f"{path} is not a plies rating ladder ({type(err).__name__}: {err})") from err
+        from plies.agents.specs import check_untrusted
+
+        for spec in ladder.specs():  # a shared ladder file must not run code or touch files
+            if not isinstance(spec, str):
+                raise ValueError(f"{path} is not a plies rating ladder: a rung's spec is {spec!r}")
+            check_untrusted(spec, f"the ladder file {path}")
+        return ladder
 
     def format(self) -> str:
         lines = [f"{self.game} ladder ({self.date}; {self.model}; draw parameter {self.nu:.3f})"]
@@ -402,6 +409,15 @@ class Placement:
         return "\n".join(lines)
 
 
+def renamed_spec(spec: str, name: str) -> str:
+    """``spec`` with ``name=NAME`` added the way specs are written: after a colon when it has no
+    parameters yet (``random:name=mine``), after a comma otherwise (``alphabeta:depth=1,name=mine``)."""
+    from plies.agents.specs import parse_spec
+
+    _, params = parse_spec(spec)
+    return f"{spec},name={name}" if params else f"{spec}:name={name}"
+
+
 def _rating_of(ladder: Ladder, spec: str | None) -> float:
     return next(r.rating for r in ladder.rungs if r.spec == spec)
 
@@ -431,8 +447,8 @@ def place(ladder: Ladder, spec: str, width: float = 50.0, max_games: int = 400, 
     make_agent(spec, game=ladder.game)  # a bad spec or game fails before any game
     specs, ratings = ladder.specs(), ladder.ratings()
     if spec in specs:
-        raise ValueError(f"{spec!r} is a rung of the ladder; give it another name (e.g. {spec}:name=mine) "
-                         "or another spec")
+        raise ValueError(f"{spec!r} is a rung of the ladder; give it another name (e.g. "
+                         f"{renamed_spec(spec, 'mine')}) or another spec")
     if ladder.players > 2:
         return _place_multi(ladder, spec, width, max_games, batch, seed, workers, progress)
     tally = np.zeros((len(specs), 3), int)

@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from plies.agents.specs import available_agents
+from plies.agents.specs import available_agents, check_untrusted, parse_spec
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.games.registry import game_ids, get_game
 from plies.play.match import HUMAN, Match
@@ -34,6 +34,58 @@ from plies.web import clicks
 
 STATIC = Path(__file__).parent / "static"
 MAX_GAMES = 200  # games kept in memory; the oldest unused one goes first
+MAX_BODY = 64 * 1024
+"""Bytes a request body may have (a move or a new game takes well under 1 KB)."""
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+DEFAULT_LIMITS = {"depth": 6, "simulations": 20_000, "max_attacks": 8}
+"""The largest value of each search parameter an agent built from a web request may have
+(``plies serve --limit KEY=VALUE`` changes them)."""
+
+
+def _host_name(netloc: str) -> str:
+    """The host of ``host[:port]`` (IPv6 in brackets), lower case."""
+    netloc = netloc.strip().lower()
+    if netloc.startswith("["):
+        return netloc[1:].partition("]")[0]
+    return netloc.rpartition(":")[0] if netloc.count(":") == 1 else netloc
+
+
+class RequestGuard:
+    """ASGI middleware that refuses what a page on another site could send: a ``Host`` that is
+    not one of the server's own names (DNS rebinding), an ``Origin`` other than the server's own,
+    a request that changes something without ``Content-Type: application/json`` (a form or a
+    ``text/plain`` post needs no permission from the browser), and bodies over ``MAX_BODY``."""
+
+    def __init__(self, app, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = {h.lower().strip("[]") for h in hosts}
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        problem = None
+        if _host_name(host) not in self.hosts:
+            problem = (403, f"requests for host {host!r} are refused: this server answers to "
+                            f"{', '.join(sorted(self.hosts))}")
+        origin = headers.get("origin")
+        if problem is None and origin is not None:
+            _, _, netloc = origin.partition("://")
+            if netloc.lower() != host.lower():
+                problem = (403, f"cross-site request from {origin!r} refused")
+        if problem is None and scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+            kind = headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                problem = (415, f"requests that change a game must be application/json, not {kind or 'untyped'!r}")
+            length = headers.get("content-length")
+            if problem is None and length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+                problem = (413, f"the request body is larger than {MAX_BODY} bytes")
+        if problem is not None:
+            await JSONResponse({"error": problem[1]}, status_code=problem[0])(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 @dataclass
@@ -73,13 +125,34 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    raw = b""
+    async for chunk in request.stream():  # a body without a length is read up to the limit only
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise HTTPException(413, f"the request body is larger than {MAX_BODY} bytes")
     try:
-        body = json.loads(await request.body() or b"{}")
+        body = json.loads(raw or b"{}")
     except json.JSONDecodeError as err:
         raise HTTPException(400, f"the request body is not JSON ({err})") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the request body must be a JSON object")
     return body
+
+
+def check_request_spec(spec: str, limits: dict[str, float]) -> None:
+    """An agent spec from a request: a shipped or owner-registered agent with plain parameters
+    (nothing that imports code or names a file), its search parameters within ``limits``."""
+    check_untrusted(spec, "a web request")
+    _, params = parse_spec(spec)
+    for key, value in params.items():
+        if key in limits:
+            try:
+                number = float(value)
+            except ValueError:
+                continue  # not a number: the agent's own check says so
+            if number > limits[key]:
+                raise ValueError(f"{key}={value} is above this server's limit of {limits[key]:g} for "
+                                 f"agents built from a request (plies serve --limit {key}=N)")
 
 
 def _int(body: dict[str, Any], key: str) -> int:
@@ -280,6 +353,9 @@ async def new_game(request: Request) -> JSONResponse:
     if not isinstance(options, dict):
         return _error(400, "options must be an object")
     try:
+        for seat in seats:
+            if seat.strip() != HUMAN:
+                check_request_spec(seat, request.app.state.limits)
         match = Match(game, seats, seed=seed, options=options)
     except (ValueError, TypeError) as err:
         return _error(400, str(err))
@@ -389,8 +465,11 @@ async def http_error(request: Request, exc: HTTPException) -> Response:
                         "<p><a href='/'>plies</a></p>", status_code=exc.status_code)
 
 
-def create_app(results: list[str | Path] | None = None, max_games: int = MAX_GAMES) -> Starlette:
-    """The web app; ``results``: tournament results files whose games can be replayed."""
+def create_app(results: list[str | Path] | None = None, max_games: int = MAX_GAMES,
+               hosts: tuple[str, ...] = LOOPBACK, limits: dict[str, float] | None = None):
+    """The web app; ``results``: tournament results files whose games can be replayed;
+    ``hosts``: the names the server answers to; ``limits``: the largest search parameters of
+    agents built from requests (``DEFAULT_LIMITS`` where not given)."""
     paths = [Path(p) for p in results or []]
     for path in paths:
         ResultStore.read_config(path)  # fails now, clearly, for a file that is no results file
@@ -412,4 +491,7 @@ def create_app(results: list[str | Path] | None = None, max_games: int = MAX_GAM
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.state.games = Games(max_games)
     app.state.results = paths
-    return app
+    app.state.limits = {**DEFAULT_LIMITS, **(limits or {})}
+    guarded = RequestGuard(app, hosts)
+    guarded.state = app.state  # tests and serve reach the app's state through the guard too
+    return guarded

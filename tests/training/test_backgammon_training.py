@@ -138,3 +138,16 @@ def test_a_short_run_learns_the_race(tmp_path):
     before = untrained.seat_values(s[None], 2, "cpu")[0]
     values = model.seat_values(s[None], 2, "cpu")[0]
     assert values[0] > 0.2 and values[0] > before[0] + 0.2
+
+
+def test_the_shipped_network_beats_pubeval_in_a_short_seeded_match():
+    pytest.importorskip("gnubg_nn")
+    from plies.agents.value_net import shipped_weights
+    from plies.evaluation import run_tournament
+
+    if not shipped_weights("backgammon").exists():
+        pytest.skip("no shipped contact/race network yet")
+    spec = "expectiminimax:depth=1,eval=net"
+    result = run_tournament("backgammon", [spec, "pubeval"], 60, seed=11, workers=1, progress=False)
+    wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] > 0)
+    assert len(result.records) == 60 and wins > 30

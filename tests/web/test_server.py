@@ -15,12 +15,13 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2, which its test
 from plies.web.app import create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+LOCAL = "http://127.0.0.1:8000"
 
 
 @pytest.fixture
 def client():
     app = create_app()
-    with TestClient(app) as c:
+    with TestClient(app, base_url=LOCAL) as c:
         c.app_state = app.state
         yield c
 
@@ -80,7 +81,9 @@ def test_bad_requests_leave_the_game_alone(client, body, status, message):
 
 def test_more_bad_requests(client):
     game_id = new(client, "connect_four", ["human", "random"])
-    assert client.post(f"/api/games/{game_id}/click", content=b"{").status_code == 400
+    json_type = {"Content-Type": "application/json"}
+    assert client.post(f"/api/games/{game_id}/click", content=b"{", headers=json_type).status_code == 400
+    assert client.post(f"/api/games/{game_id}/click", content=b"{").status_code == 415  # untyped
     assert client.post(f"/api/games/{game_id}/step", json={"version": 0}).json()["error"] == "a person is to move"
     client.post(f"/api/games/{game_id}/click", json={"version": 0, "value": 0})
     late = client.post(f"/api/games/{game_id}/click", json={"version": 1, "value": 0})
@@ -145,7 +148,7 @@ def test_replay_and_table(tmp_path):
     path = tmp_path / "r.sqlite"
     run_tournament("connect_four", ["random", "alphabeta:depth=2"], 2, seed=0, workers=1, results=path,
                    progress=False)
-    with TestClient(create_app([path])) as client:
+    with TestClient(create_app([path]), base_url=LOCAL) as client:
         table = client.get("/results/0")
         assert table.status_code == 200 and "heatmap" in table.text and "/replay/0/1" in table.text
         assert client.get("/replay/0/0").status_code == 200
@@ -178,7 +181,7 @@ def test_dice_wars_replay_marks_the_last_battle(tmp_path):
     store = ResultStore(path, ResultStore.read_config(path), resume=True)
     record = next(store.records())
     store.close()
-    with TestClient(create_app([path])) as client:
+    with TestClient(create_app([path]), base_url=LOCAL) as client:
         start = client.get(f"/api/replays/0/{record.index}/0").json()
         assert 'class="last-battle"' not in start["svg"]
         later = client.get(f"/api/replays/0/{record.index}/{len(record.actions)}").json()

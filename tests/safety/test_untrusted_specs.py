@@ -1,0 +1,54 @@
+"""Specs from files are checked before anything is imported: a shared ladder file cannot run code."""
+
+import json
+
+import pytest
+
+from plies.agents.specs import UntrustedSpecError, check_untrusted, make
+from plies.evaluation.rating import Ladder, ladder_path, renamed_spec
+
+
+def _ladder_file(tmp_path, spec):
+    data = json.loads(ladder_path("tictactoe").read_text())
+    data["rungs"][-1]["spec"] = spec
+    path = tmp_path / "shared_ladder.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_ladder_file_with_an_importing_spec_runs_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _ladder_file(tmp_path, "os:system:command=touch pwned")
+    with pytest.raises(UntrustedSpecError, match="would import code"):
+        Ladder.load(path)
+    path = _ladder_file(tmp_path, "alphabeta:depth=1,table=written.npz")
+    with pytest.raises(UntrustedSpecError, match="names a file"):
+        Ladder.load(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared_ladder.json"]
+
+
+def test_the_shipped_ladders_pass_the_check():
+    from plies.games.registry import game_ids
+
+    for game in game_ids():
+        assert Ladder.load(game).specs()
+
+
+@pytest.mark.parametrize("spec", ["random", "alphabeta:depth=2", "mcts:simulations=50,name=m",
+                                  "expectiminimax:depth=1,eval=td80"])
+def test_plain_specs_are_accepted(spec):
+    check_untrusted(spec, "a test")
+
+
+@pytest.mark.parametrize("spec", ["os:system", "pkg.mod:Name:x=1", "nosuchagent", "alphabeta:table=/tmp/t",
+                                  "mcts:name=../../x", "expectiminimax:eval=~/net.pt"])
+def test_importing_unknown_and_file_specs_are_refused(spec):
+    with pytest.raises(UntrustedSpecError):
+        check_untrusted(spec, "a test")
+
+
+@pytest.mark.parametrize("spec", ["random", "alphabeta:depth=1"])
+def test_the_suggested_rename_is_a_spec_that_works(spec):
+    renamed = renamed_spec(spec, "mine")
+    agent = make(renamed, game="tictactoe")
+    assert agent.name == "mine"
