@@ -29,6 +29,7 @@ from plies.agents.base import BaseAgent, Range
 from plies.files import atomic_write
 from plies.games.dice_wars import rules
 from plies.games.dice_wars.probabilities import ATTACK_WIN
+from plies.games.dice_wars.state import WIN_PROB_FILE, load_win_prob_coefficients
 from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.games.state import GameState
 
@@ -65,16 +66,9 @@ for _players, _weights in _WPM_C_TABLE.items():
 COURSE_ATTACK_WIN = np.round(ATTACK_WIN, 8)
 WPM_C_MIN_IMPROVEMENT = -0.05  # an attack that is the best move is made unless it loses more log-odds
 
-WEIGHTS_FILE = Path(__file__).parent.parent / "games" / "dice_wars" / "data" / "win_prob.json"
-FALLBACK_COEFFICIENTS = {"bias": -6.0, "region": 1.0, "dice": 1.0}
-
-
-def load_win_prob_coefficients(path: Path = WEIGHTS_FILE) -> dict[str, float]:
-    try:
-        data = json.loads(Path(path).read_text())
-        return {k: float(data["coefficients"][k]) for k in FALLBACK_COEFFICIENTS}
-    except (OSError, KeyError, ValueError):
-        return dict(FALLBACK_COEFFICIENTS)
+WEIGHTS_FILE = WIN_PROB_FILE
+FIT_START = {"bias": -6.0, "region": 1.0, "dice": 1.0}
+"""The coefficients the fit of the win-probability model starts from."""
 
 
 # ----- decisions -------------------------------------------------------------------------
@@ -469,7 +463,7 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-4) -> 
 
 def fit_win_prob(games: int, iterations: int, seed: int) -> dict:
     """Fit the model on its own games: play with the current coefficients, refit, repeat."""
-    coef = tuple(FALLBACK_COEFFICIENTS.values())
+    coef = tuple(FIT_START.values())
     history = []
     for it in range(iterations):
         feats, labels = self_play_records(games, coef, seed + it)

@@ -52,3 +52,16 @@ def test_the_suggested_rename_is_a_spec_that_works(spec):
     renamed = renamed_spec(spec, "mine")
     agent = make(renamed, game="tictactoe")
     assert agent.name == "mine"
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"coefficients": {"bias": 1}}', '{"coefficients": {"bias": "x", '
+                                  '"region": 1, "dice": 1}}', '{"coefficients": {"bias": NaN, "region": 1, "dice": 1}}'])
+def test_a_damaged_win_prob_file_is_an_error_naming_it(tmp_path, text):
+    from plies.files import DamagedFileError
+    from plies.games.dice_wars.state import WIN_PROB_FILE, load_win_prob_coefficients
+
+    path = tmp_path / "win_prob.json"
+    path.write_text(text)
+    with pytest.raises(DamagedFileError, match="win_prob.json"):
+        load_win_prob_coefficients(path)
+    assert set(load_win_prob_coefficients(WIN_PROB_FILE)) == {"bias", "region", "dice"}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from plies.files import DamagedFileError
 from plies.games import batching
 from plies.games.dice_wars import drawing, rules
 from plies.games.dice_wars.maps import (
@@ -27,19 +31,23 @@ from plies.games.state import GameState
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
-WIN_PROB_FALLBACK = (-6.0, 1.0, 1.0)
+WIN_PROB_FILE = Path(__file__).parent / "data" / "win_prob.json"
+"""The shipped coefficients of the win-probability model (``dice_wars_bots --fit`` writes them)."""
 
 
-def _win_prob_defaults() -> tuple[float, ...]:
+def load_win_prob_coefficients(path: Path = WIN_PROB_FILE) -> dict[str, float]:
+    """The model's coefficients by name; a missing, damaged or wrong file is a DamagedFileError
+    naming it (never silently replaced by other numbers)."""
     try:
-        import json
-        from importlib import resources
-
-        text = resources.files("plies.games.dice_wars").joinpath("data/win_prob.json").read_text()
-        coef = json.loads(text)["coefficients"]
-        return tuple(float(coef[k]) for k in WIN_PROB_PARAM_NAMES)
-    except (OSError, KeyError, ValueError, ModuleNotFoundError):
-        return WIN_PROB_FALLBACK
+        data = json.loads(Path(path).read_text())
+        values = {k: float(data["coefficients"][k]) for k in WIN_PROB_PARAM_NAMES}
+    except (OSError, KeyError, TypeError, ValueError) as err:
+        raise DamagedFileError(f"{path} does not hold the win-probability coefficients "
+                               f"{', '.join(WIN_PROB_PARAM_NAMES)} ({type(err).__name__}: {err}); "
+                               "reinstall plies or refit them") from None
+    if not all(math.isfinite(v) for v in values.values()):
+        raise DamagedFileError(f"{path}: the win-probability coefficients must be finite numbers, got {values}")
+    return values
 
 
 OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency", "map_generator")
@@ -496,7 +504,7 @@ GAME = Game(
             description="half the share of all dice plus half the share of areas",
         ),
         "win_prob": Heuristic(
-            "win_prob", rules.evaluate_win_prob, _win_prob_defaults(), WIN_PROB_PARAM_NAMES,
+            "win_prob", rules.evaluate_win_prob, tuple(load_win_prob_coefficients().values()), WIN_PROB_PARAM_NAMES,
             description="logistic model on log(largest region+1), log(total dice+1), normalised",
         ),
     },
