@@ -46,6 +46,7 @@ from plies.training.common import (
     save_checkpoint,
     save_weights,
     seed_everything,
+    staged_commands,
     wilson,
 )
 
@@ -434,17 +435,10 @@ def train(args: argparse.Namespace) -> dict:
 
 def _command(config: dict) -> str:
     """The command(s) that reproduce the run (one more ``--resume`` per change of step size)."""
-    changes = config.get("lr_changes", [])
-    first_lr = config.get("first_lr", config["lr"])
-    ends = [games for games, _ in changes] + [config["games"]]
-    lrs = [first_lr] + [lr for _, lr in changes]
-    steps = []
-    for k, (games, lr) in enumerate(zip(ends, lrs)):
-        steps.append(
-            f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
-            f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
-            f"--workers {config['workers']} --round-games {config['round_games']}" + (" --resume" if k else ""))
-    return " && ".join(steps)
+    return staged_commands(config, lambda games, lr: (
+        f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
+        f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
+        f"--workers {config['workers']} --round-games {config['round_games']}"))
 
 
 def main(argv: list[str] | None = None) -> int:

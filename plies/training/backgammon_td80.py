@@ -35,6 +35,7 @@ from plies.training.common import (
     save_checkpoint,
     save_weights,
     seed_everything,
+    staged_commands,
     wilson,
 )
 
@@ -252,17 +253,10 @@ def train(args: argparse.Namespace) -> dict:
 
 def _command(config: dict, hidden: int) -> str:
     """The command(s) that reproduce the run (one more ``--resume`` per change of step size)."""
-    changes = config.get("lr_changes", [])
-    first_lr = config["lr"] if not changes else config.get("first_lr", None)
-    steps = []
-    ends = [games for games, _ in changes] + [config["games"]]
-    lrs = [first_lr] + [lr for _, lr in changes]
-    for k, (games, lr) in enumerate(zip(ends, lrs)):
-        steps.append(
-            f"plies train backgammon --games {games} --hidden {hidden} --lr {lr} "
-            f"--lam {config['lam']} --seed {config['seed']} --eval-every {config['eval_every']} "
-            f"--eval-games {config['eval_games']}" + (" --resume" if k else ""))
-    return " && ".join(steps)
+    return staged_commands(config, lambda games, lr: (
+        f"python -m plies.training.backgammon_td80 --games {games} --hidden {hidden} --lr {lr} "
+        f"--lam {config['lam']} --seed {config['seed']} --eval-every {config['eval_every']} "
+        f"--eval-games {config['eval_games']}"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -158,6 +158,18 @@ def plot_curve(metrics: str | Path, png: str | Path, x: str, series: dict[str, s
     return True
 
 
+def staged_commands(config: dict[str, Any], command: Any) -> str:
+    """The commands that reproduce a run whose step size changed on resume: ``command(games,
+    lr)`` for each stage (the config's ``first_lr`` and ``lr_changes``), ``--resume`` after the
+    first, joined with ``&&``."""
+    changes = config.get("lr_changes", [])
+    first_lr = config.get("first_lr", config["lr"]) if changes else config["lr"]
+    ends = [games for games, _ in changes] + [config["games"]]
+    lrs = [first_lr] + [lr for _, lr in changes]
+    return " && ".join(command(games, lr) + (" --resume" if k else "")
+                       for k, (games, lr) in enumerate(zip(ends, lrs)))
+
+
 def seed_everything(seed: int) -> np.random.Generator:
     torch = require_torch()
     random.seed(seed)

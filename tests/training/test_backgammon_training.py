@@ -151,3 +151,11 @@ def test_the_shipped_network_beats_pubeval_in_a_short_seeded_match():
     result = run_tournament("backgammon", [spec, "pubeval"], 60, seed=11, workers=1, progress=False)
     wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] > 0)
     assert len(result.records) == 60 and wins > 30
+
+
+def test_a_new_step_size_on_resume_is_recorded_in_the_command(tmp_path):
+    T.train(_args(tmp_path, 4))
+    card = T.train(_args(tmp_path, 8, "--resume", "--lr", "0.0005"))
+    first, second = card["command"].split(" && ")
+    assert "--games 4 " in first and "--lr 0.001 " in first and "--resume" not in first
+    assert "--games 8 " in second and "--lr 0.0005 " in second and second.endswith("--resume")

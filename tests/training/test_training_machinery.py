@@ -45,7 +45,7 @@ def test_backgammon_resume_continues_exactly(tmp_path):
         assert torch.equal(a[key], b[key]), key
     assert _metrics(straight) == _metrics(split)
     card = (straight / "backgammon_net.json").read_text()
-    assert "plies train backgammon --games 4" in card
+    assert "python -m plies.training.backgammon_td80 --games 4" in card
 
 
 def test_checkpoint_of_another_architecture_or_game_is_refused(tmp_path):
@@ -125,7 +125,7 @@ def test_cli_train_backgammon(tmp_path, capsys):
     from plies.cli import main
 
     rc = main(["train", "backgammon", "--run", str(tmp_path), "--games", "2", "--hidden", "8",
-               "--eval-every", "0", "--quiet"])
+               "--workers", "1", "--round-games", "2", "--eval-every", "0", "--quiet"])
     assert rc == 0
     assert (tmp_path / "backgammon_net.pt").exists() and (tmp_path / "checkpoint.pt").exists()
     assert '"self_play_games": 2' in capsys.readouterr().out
@@ -139,5 +139,5 @@ def test_a_new_step_size_on_resume_is_applied_and_recorded(tmp_path):
     payload = load_torch(tmp_path / "checkpoint.pt", "checkpoint")
     assert payload["optimizer"]["param_groups"][0]["lr"] == 0.0005
     assert payload["config"]["lr_changes"] == [[2, 0.0005]]
-    assert card["command"].startswith("plies train backgammon --games 2 ")
+    assert card["command"].startswith("python -m plies.training.backgammon_td80 --games 2 ")
     assert card["command"].endswith("--lr 0.0005 --lam 0.7 --seed 0 --eval-every 0 --eval-games 200 --resume")
