@@ -254,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="plies train backgammon", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", type=Path, default=Path("runs/backgammon"), help="run folder")
-    p.add_argument("--games", type=int, default=1_000_000, help="self-play games in total")
+    p.add_argument("--games", type=int, default=1_000_000,
+                   help="self-play games in total (rounded up to whole rounds: workers x round games)")
     p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
     p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
