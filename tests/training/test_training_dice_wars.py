@@ -165,3 +165,19 @@ def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
         dw_train.train(_args(split, 3, resume=True, keep=0.5))
     with pytest.raises(ValueError, match="'layers': 1"):
         dw_train.train(_args(split, 3, resume=True, layers=2))
+
+
+def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
+    from plies.agents import value_net
+    from plies.envs.dice_wars import DiceWarsState
+
+    assert {"net", "oldmaps"} <= set(value_net.shipped_names("dice_wars"))
+    old = load_torch(value_net.shipped_weights("dice_wars", "oldmaps"), "weights")
+    new = load_torch(value_net.shipped_weights("dice_wars"), "weights")
+    assert old["state_dict"].keys() == new["state_dict"].keys()
+    assert any(not torch.equal(old["state_dict"][k], new["state_dict"][k]) for k in old["state_dict"])
+    assert new["card"]["rounds"] >= 1 and "short run" in new["card"]["notes"].lower()
+    state = DiceWarsState.initial(np.random.default_rng(3))
+    for name in ("oldmaps", "net"):  # a shipped name is a network inside the search (filtered)
+        agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
+        assert agent.act(state) in state.legal_actions().tolist()
