@@ -516,8 +516,8 @@ class DwExpectiminimaxAgent(BaseAgent):
     Like the report's player it does not end a turn early unless ``end_turn`` is true, in which
     case ending the turn competes with the attacks. ``filter`` keeps the k best children (by
     the heuristic) at nodes with two or more plies left (0 = full width).
-    ``eval=net`` scores the leaves with the shipped value network (``eval=<file>.pt``: another
-    one; plies/agents/value_net.py) in one batch per decision; its ``filter`` ranks children
+    ``eval=net`` scores the leaves with the shipped value network (``eval=oldmaps``: the earlier
+    one, trained on the earlier maps; ``eval=<file>.pt``: another one; plies/agents/value_net.py) in one batch per decision; its ``filter`` ranks children
     by the compiled heuristic ``filter_eval`` (default ``win_prob``); ``filter_leaves`` filters
     the last ply too, so a network scores about (2 k)^depth leaves instead of all of them.
     """
@@ -552,6 +552,15 @@ class DwExpectiminimaxAgent(BaseAgent):
         self.end_turn = end_turn
         self.last_values: np.ndarray | None = None
 
+    def _is_network(self, state: GameState) -> bool:
+        """``eval`` names a value network: ``net``, an earlier shipped one (``oldmaps``) or a file."""
+        from plies.agents.value_net import shipped_names
+
+        name = self.eval_name
+        if name == "net" or name.endswith(".pt"):
+            return True
+        return name not in state.game.heuristics and name in shipped_names(state.game.id)
+
     def act(self, state: GameState) -> int:
         from plies.agents.evaluator_specs import evaluator_for
         from plies.agents.expectiminimax import analyse
@@ -566,7 +575,7 @@ class DwExpectiminimaxAgent(BaseAgent):
             return end
         weights = {k: v for k, v in self.weights.items() if v}
         ranker = None
-        if self.eval_name == "net" or self.eval_name.endswith(".pt"):
+        if self._is_network(state):
             # a value network (plies/agents/value_net.py): leaves in one batch; the filter
             # ranks children by a compiled heuristic
             evaluator = evaluator_for(state, self.eval_name)

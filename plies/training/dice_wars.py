@@ -1,22 +1,36 @@
-"""``plies train dice_wars``: fit the Dice Wars network on self-play games.
+"""``plies train dice_wars``: the Dice Wars network, trained in rounds on games of its own player.
 
-1. Self-play: ``--games`` four-player games, every seat drawn from the course bots and the
-   expectiminimax player (``DEFAULT_POOL``), played in worker processes by the tournament
-   engine and stored in chunks under ``RUN/games`` (kept across runs and resumes).
-2. Positions: a sample of the positions of those games (player decisions and reinforcement
-   steps), each labelled with the game's winner; games are split into training and validation
-   games (no game on both sides).
-3. Supervised fitting: cross-entropy of the predicted win probabilities (a softmax over the
-   seats alive) against the winner, Adam, ``--epochs`` epochs; a checkpoint after every epoch,
-   validation loss/accuracy in ``RUN/metrics.csv``, and every ``--eval-every`` epochs a
-   tournament of ``dw_expectiminimax`` with this network against the course bots.
-4. The network and its card go to ``--out`` (default ``RUN/dice_wars_net.pt``).
+Round 0: ``--round-games`` four-player games, every seat drawn from the training pool
+(``DEFAULT_POOL``: the course's five bots under their course names, ``win_prob`` and the
+report's expectiminimax player with the score). Round k >= 1: as many games where the network
+player of round k-1 (``dw_expectiminimax:depth=D,eval=RUN/round_{k-1}.pt``, D =
+``--player-depth``) takes ``--player-seats`` seats of every table and pool bots the others, so
+the positions its own play reaches enter the data. Games are played in worker processes and
+stored in chunks under ``RUN/games/round_K`` (kept across resumes).
+
+Every round the network is fitted further (warm start: it keeps the previous round's weights and
+optimiser) for ``--epochs`` epochs on a sample of the positions (``--keep``) of all rounds so far
+(``--window``: only the last rounds), each labelled with its game's winner: cross-entropy of a
+softmax over the seats alive; games are split into training and validation games (no game on
+both sides). The round's network is written to ``RUN/round_K.pt`` and evaluated in the course's
+tournament schedule (``--eval-games`` four-player games, the network player in every game, three
+of ``--eval-pool`` around it; the same maps and dice every round); win rate and 95% Wilson
+interval go to ``RUN/metrics.csv`` and ``RUN/learning_curve.png`` (win rate against training
+games), the epochs to ``RUN/epochs.csv``.
+
+A checkpoint is written after every epoch and every round, the evaluation games are stored as
+they finish, so ``--resume`` after a kill at any point continues exactly as if the run had not
+stopped (the same weights, bit for bit). The last round's network and its card go to ``--out``
+(default ``RUN/dice_wars_net.pt``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
+import sys
 import time
 from pathlib import Path
 
@@ -33,74 +47,181 @@ from plies.training.common import (
     seed_everything,
     wilson,
 )
-from plies.training.dw_data import DEFAULT_POOL, add_seconds, ensure_games, positions
+from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, add_seconds, ensure_games, positions
 
 GAME = "dice_wars"
 ARCH = "dice_wars_net"
-EVAL_POOL = ("dw_random", "dw_all_random", "strength_diff", "single_turn", "win_prob")
-"""The course bots: the opponents of the evaluation tournaments."""
-FIELDS = ["epoch", "step", "positions", "train_loss", "val_loss", "val_accuracy", "seconds",
-          "eval_games", "eval_win_rate", "eval_low", "eval_high"]
+EVAL_POOLS = {
+    "course": COURSE_BOTS,
+    "strong": (*COURSE_BOTS, "dw_expectiminimax", "win_prob"),
+}
+"""Opponents of the evaluation tournaments: the course's five bots (the issue's main figure), or
+those and plies's stronger players (the report's expectiminimax player with the score, win_prob)."""
+EVAL_POOL = EVAL_POOLS["course"]
+SEATS = 4
+GAME_ID_STRIDE = 10_000_000  # game ids of round k: k * stride + the game's index in its round
+FIELDS = ["round", "games", "positions", "val_positions", "epochs", "train_loss", "val_loss",
+          "val_accuracy", "selfplay_seconds", "fit_seconds", "eval_games", "eval_wins",
+          "eval_win_rate", "eval_low", "eval_high", "eval_seconds"]
+EPOCH_FIELDS = ["round", "epoch", "step", "positions", "train_loss", "val_loss", "val_accuracy",
+                "seconds"]
+# options that must not change when a run is resumed (--rounds may grow; workers, backend,
+# progress bars and --out may change)
+FIXED = ("round_games", "chunk", "keep", "window", "player_depth", "player_seats", "epochs", "batch",
+         "lr", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="plies train dice_wars", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", type=Path, default=Path("runs/dice_wars"), help="run folder")
-    p.add_argument("--games", type=int, default=3000, help="self-play games (default 3000)")
-    p.add_argument("--chunk", type=int, default=200, help="games per stored chunk")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="rounds: 0 = games of the pool, k >= 1 = games of round k-1's network (default 1)")
+    p.add_argument("--round-games", type=int, default=2000, help="games played in each round (default 2000)")
+    p.add_argument("--chunk", type=int, default=100, help="games per stored chunk")
     p.add_argument("--keep", type=float, default=0.05,
                    help="share of each game's positions used (default 0.05)")
-    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--window", type=int, default=0,
+                   help="fit on the positions of the last WINDOW rounds (default 0: all rounds)")
+    p.add_argument("--player-depth", type=int, default=1,
+                   help="search depth of the network player in the games of rounds >= 1 (default 1)")
+    p.add_argument("--player-seats", type=int, default=1,
+                   help="seats of every table the network player takes in rounds >= 1 (1-4, default 1)")
+    p.add_argument("--epochs", type=int, default=4, help="epochs of fitting in each round (default 4)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--hidden", type=int, default=32)
     p.add_argument("--layers", type=int, default=2,
                    help="message-passing rounds (0: pooled MLP over per-area features)")
-    p.add_argument("--val", type=float, default=0.1, help="share of games kept for validation")
+    p.add_argument("--val", type=float, default=0.1, help="share of each round's games kept for validation")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="processes for self-play and evaluation")
+    p.add_argument("--workers", type=int, default=2, help="processes for games and evaluation")
     p.add_argument("--backend", choices=("process", "ray"), default="process")
-    p.add_argument("--eval-every", type=int, default=0, help="epochs between evaluation tournaments (0: none)")
-    p.add_argument("--eval-games", type=int, default=100)
-    p.add_argument("--eval-agent", default="dw_expectiminimax:depth=1,end_turn=true",
-                   help="spec of the player using the network (eval=<the network> is added)")
+    p.add_argument("--eval-games", type=int, default=400,
+                   help="evaluation games after each round, a multiple of 4 (0: no evaluation)")
+    p.add_argument("--eval-agent", default="dw_expectiminimax:depth=3",
+                   help="spec of the player using the network (eval=<the round's network> is added)")
+    p.add_argument("--eval-pool", choices=tuple(EVAL_POOLS), default="course",
+                   help="course: the five course bots; strong: and dw_expectiminimax (score), win_prob")
+    p.add_argument("--eval-seed", type=int, default=2026,
+                   help="seed of the evaluation tournaments (the same maps and dice every round)")
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
     p.add_argument("--out", type=Path, help="where the final weights go (default RUN/dice_wars_net.pt)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
 
-def _config(args: argparse.Namespace) -> dict:
-    keys = ("games", "keep", "epochs", "batch", "lr", "hidden", "layers", "val", "seed",
-            "eval_every", "eval_games", "eval_agent")
-    return {k: getattr(args, k) for k in keys}
+def check_args(args: argparse.Namespace) -> None:
+    """Refuses options that cannot work, with what is wrong (before any game is played)."""
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise ValueError(message)
+
+    need(args.rounds >= 1, f"--rounds must be at least 1, got {args.rounds}")
+    need(args.round_games >= 2, f"--round-games must be at least 2 (training and validation games), "
+                                f"got {args.round_games}")
+    need(args.chunk >= 1, f"--chunk must be at least 1, got {args.chunk}")
+    need(0.0 < args.keep <= 1.0, f"--keep is a share of positions in (0, 1], got {args.keep}")
+    need(args.window >= 0, f"--window must be 0 (all rounds) or more, got {args.window}")
+    need(1 <= args.player_depth <= 16, f"--player-depth must be 1-16, got {args.player_depth}")
+    need(1 <= args.player_seats <= SEATS, f"--player-seats must be 1-{SEATS}, got {args.player_seats}")
+    need(args.epochs >= 1, f"--epochs must be at least 1, got {args.epochs}")
+    need(args.batch >= 1, f"--batch must be at least 1, got {args.batch}")
+    need(args.lr > 0, f"--lr must be positive, got {args.lr}")
+    need(args.hidden >= 1, f"--hidden must be at least 1, got {args.hidden}")
+    need(args.layers >= 0, f"--layers must be 0 or more, got {args.layers}")
+    need(0.0 < args.val < 1.0, f"--val is a share of games in (0, 1), got {args.val}")
+    need(args.workers >= 1, f"--workers must be at least 1, got {args.workers}")
+    need(args.eval_games >= 0 and args.eval_games % SEATS == 0,
+         f"--eval-games must be 0 or a positive multiple of {SEATS} (the course schedule plays every "
+         f"rotation of each table), got {args.eval_games}")
+    need("eval=" not in args.eval_agent,
+         f"--eval-agent {args.eval_agent!r}: leave out eval=, the round's network is added")
+    need("," not in str(args.run.resolve()),
+         f"--run {args.run}: the folder's path goes into agent specs, which cannot hold a comma")
+    if args.eval_games:
+        from plies.agents import make
+
+        head = args.eval_agent.partition(":")[0]
+        if head not in ("dw_expectiminimax", "expectiminimax"):
+            raise ValueError(f"--eval-agent {args.eval_agent!r}: the network player is a search "
+                             "(dw_expectiminimax or expectiminimax) whose eval= takes the network")
+        make(eval_spec(args.eval_agent, "score"), game=GAME)  # a bad spec fails now, not after a round
 
 
-def load_positions(args: argparse.Namespace) -> dict[str, np.ndarray]:
-    """The positions of the run's games (cached in RUN/positions.npz)."""
-    cache = args.run / "positions.npz"
-    paths = ensure_games(args.run / "games", args.games, args.chunk, args.seed, args.workers,
-                         DEFAULT_POOL, args.backend, progress=not args.quiet)
-    key = f"{args.games}:{args.keep}:{args.seed}"
+def player_spec(depth: int, weights: Path) -> str:
+    """The network player of the self-play rounds."""
+    return f"dw_expectiminimax:depth={depth},eval={weights.resolve()}"
+
+
+def eval_spec(agent: str, evaluator: str) -> str:
+    """``agent`` with ``eval=evaluator`` added."""
+    return f"{agent},eval={evaluator}" if ":" in agent else f"{agent}:eval={evaluator}"
+
+
+def _round_seed(seed: int, k: int) -> int:
+    return int(np.random.SeedSequence([seed, 7919, k]).generate_state(1)[0])
+
+
+def round_games(args: argparse.Namespace, k: int) -> list[Path]:
+    """The game chunks of round ``k`` (played now where missing)."""
+    player = player_spec(args.player_depth, args.run / f"round_{k - 1}.pt") if k >= 1 else None
+    return ensure_games(args.run / "games" / f"round_{k}", args.round_games, args.chunk,
+                        _round_seed(args.seed, k), args.workers, DEFAULT_POOL, args.backend,
+                        progress=not args.quiet, player=player,
+                        player_seats=args.player_seats if k >= 1 else 0)
+
+
+def round_positions(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
+    """The positions of round ``k``'s games (cached in RUN/positions/round_K.npz), with a
+    ``val`` flag per position (its game is a validation game) and run-wide game ids."""
+    folder = args.run / "positions"
+    folder.mkdir(parents=True, exist_ok=True)
+    cache = folder / f"round_{k}.npz"
+    key = f"{args.round_games}:{args.keep}:{args.val}:{args.seed}:{k}"
     if cache.exists():
-        with np.load(cache) as data:
-            if str(data["key"]) == key:
-                return {k: data[k] for k in ("states", "winners", "games")}
-    data = positions(paths, args.keep, args.seed)
-    tmp = cache.with_suffix(".tmp.npz")
+        try:
+            with np.load(cache) as data:
+                if str(data["key"]) == key:
+                    return {name: data[name] for name in ("states", "winners", "games", "val")}
+        except (OSError, ValueError, KeyError, EOFError):
+            pass  # a damaged cache is rebuilt from the stored games
+    paths = round_games(args, k)
+    data = positions(paths, args.keep, _round_seed(args.seed, k))
+    data["games"] = data["games"] + k * GAME_ID_STRIDE
+    held = held_out(np.unique(data["games"]), args.val, _round_seed(args.seed, k))
+    data["val"] = np.isin(data["games"], held)
+    tmp = cache.with_name(cache.stem + ".tmp.npz")
     np.savez(tmp, key=np.array(key), **data)
-    tmp.replace(cache)
+    os.replace(tmp, cache)
     return data
+
+
+def held_out(games: np.ndarray, val: float, seed: int) -> np.ndarray:
+    """The validation games among ``games`` (at least one)."""
+    rng = np.random.default_rng([seed, 1])
+    return rng.choice(games, size=max(1, int(len(games) * val)), replace=False) if len(games) else games
 
 
 def split(data: dict[str, np.ndarray], val: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of training and validation positions, split by game."""
-    games = np.unique(data["games"])
-    rng = np.random.default_rng([seed, 1])
-    held = set(rng.choice(games, size=max(1, int(len(games) * val)), replace=False).tolist())
-    is_val = np.array([g in held for g in data["games"]])
+    held = held_out(np.unique(data["games"]), val, seed)
+    is_val = np.isin(data["games"], held)
     return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+
+def window_data(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
+    """Positions of the rounds in the window ending at round ``k``, one array each."""
+    first = 0 if args.window == 0 else max(0, k - args.window + 1)
+    parts = [round_positions(args, j) for j in range(first, k + 1)]
+    width = max(p["states"].shape[1] for p in parts)
+    states = np.zeros((sum(len(p["states"]) for p in parts), width), np.int16)
+    row = 0
+    for p in parts:
+        states[row:row + len(p["states"]), : p["states"].shape[1]] = p["states"]
+        row += len(p["states"])
+    return {"states": states, **{name: np.concatenate([p[name] for p in parts])
+                                 for name in ("winners", "games", "val")}}
 
 
 def batch_loss(model, states: np.ndarray, winners: np.ndarray, torch):
@@ -111,7 +232,7 @@ def batch_loss(model, states: np.ndarray, winners: np.ndarray, torch):
     return loss, correct
 
 
-def validate(model, data, rows: np.ndarray, batch: int, torch) -> tuple[float, float]:
+def validate(model, data, rows: np.ndarray, torch) -> tuple[float, float]:
     model.eval()
     total, correct = 0.0, 0
     with torch.no_grad():
@@ -124,91 +245,151 @@ def validate(model, data, rows: np.ndarray, batch: int, torch) -> tuple[float, f
     return total / max(len(rows), 1), correct / max(len(rows), 1)
 
 
-def evaluate_games(weights: Path, agent: str, games: int, seed: int, workers: int,
-                   backend: str, progress: bool) -> tuple[float, int]:
-    """Win rate of ``agent`` with the network in ``weights`` in four-player games against the
-    course bots (every game has it at the table; three bots drawn from the pool)."""
+def evaluate_games(weights: Path, agent: str, games: int, seed: int, workers: int, backend: str,
+                   progress: bool, pool: tuple[str, ...] = EVAL_POOL,
+                   results: Path | None = None) -> tuple[int, int]:
+    """Wins and games of ``agent`` with the network in ``weights`` in four-player games of the
+    course's schedule: the player in every game (the course's evaluation of one AI), three of
+    ``pool`` around it, every rotation of each table. ``results``: games stored as they end,
+    and those already there are not played again."""
     from plies.evaluation import run_tournament
 
-    spec = f"{agent},eval={weights}" if ":" in agent else f"{agent}:eval={weights}"
-    result = run_tournament(GAME, [spec, *EVAL_POOL], games, seed=seed, workers=workers,
-                            focus=spec, progress=progress, backend=backend)
+    spec = eval_spec(agent, str(weights.resolve()))
+    result = run_tournament(GAME, [spec, *pool], games, seed=seed, workers=workers, focus=spec,
+                            progress=progress, backend=backend, schedule="course",
+                            results=results, resume=results is not None)
     wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] >= 1.0)
-    return wins / len(result.records), len(result.records)
+    return wins, len(result.records)
+
+
+def _config(args: argparse.Namespace) -> dict:
+    return {k: getattr(args, k) for k in ("rounds", *FIXED)}
+
+
+def _check_resume(saved: dict, args: argparse.Namespace, path: Path) -> None:
+    changed = [f"--{k.replace('_', '-')} {saved[k]} (now {getattr(args, k)})"
+               for k in FIXED if k in saved and saved[k] != getattr(args, k)]
+    if changed:
+        raise ValueError(f"{path} was written with other settings: {'; '.join(changed)}; resume with the "
+                         "same settings (only --rounds may grow), or start a new run folder")
+
+
+def command_line(config: dict) -> str:
+    return "plies train dice_wars " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in config.items())
 
 
 def train(args: argparse.Namespace) -> dict:
+    check_args(args)
     torch = require_torch()
     from tqdm.auto import tqdm
 
     torch.set_num_threads(1)
     args.run.mkdir(parents=True, exist_ok=True)
-    config = _config(args)
     checkpoint = args.run / "checkpoint.pt"
     arch_config = {"hidden": args.hidden, "layers": args.layers}
     rng = seed_everything(args.seed)  # before the network: its initial weights are seeded
     model = DiceWarsNet(**arch_config)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    progress = {"epoch": 0, "step": 0, "seconds": 0.0}
+    progress = {"round": 0, "epoch": 0, "step": 0, "fit_seconds": 0.0, "eval_seconds": 0.0}
     if args.resume and checkpoint.exists():
         payload = load_checkpoint(checkpoint, GAME, ARCH, arch_config)
+        _check_resume(payload["config"], args, checkpoint)
         model.load_state_dict(payload["state_dict"])
         optimizer.load_state_dict(payload["optimizer"])
         restore_rng_states(payload["rng"], rng)
         progress = payload["progress"]
-        config = {**payload["config"], "epochs": args.epochs}
-    elif checkpoint.exists() and not args.resume:
+    elif checkpoint.exists():
         raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
-    log = MetricsLog(args.run / "metrics.csv", FIELDS,
-                     resume_step=progress["step"] if args.resume else None)
-    data = load_positions(args)
-    train_rows, val_rows = split(data, args.val, args.seed)
-    start_time = time.perf_counter() - progress["seconds"]
-    weights = args.run / "current_net.pt"
-    for epoch in range(progress["epoch"], args.epochs):
-        order = rng.permutation(train_rows)
-        total = 0.0
-        bar = tqdm(range(0, len(order), args.batch), disable=args.quiet,
-                   desc=f"dice_wars epoch {epoch + 1}/{args.epochs}")
-        for start in bar:
-            idx = order[start:start + args.batch]
-            loss, _ = batch_loss(model, data["states"][idx], data["winners"][idx], torch)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(idx)
-            progress["step"] += 1
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-        val_loss, val_acc = validate(model, data, val_rows, args.batch, torch)
-        progress["epoch"] = epoch + 1
-        progress["seconds"] = time.perf_counter() - start_time
-        row = {"epoch": epoch + 1, "step": progress["step"], "positions": len(train_rows),
-               "train_loss": total / len(order), "val_loss": val_loss, "val_accuracy": val_acc,
-               "seconds": round(progress["seconds"], 1)}
-        if args.eval_every and (epoch + 1) % args.eval_every == 0:
-            save_weights(model, weights, {"epoch": epoch + 1})
-            rate, n = evaluate_games(weights, args.eval_agent, args.eval_games, args.seed + epoch,
-                                     args.workers, args.backend, not args.quiet)
-            lo, hi = wilson(rate * n, n)
-            row.update(eval_games=n, eval_win_rate=rate, eval_low=lo, eval_high=hi)
-        log.add(**row)
+    config = _config(args)
+    resuming = args.resume and checkpoint.exists()
+    rounds_log = MetricsLog(args.run / "metrics.csv", FIELDS, step_field="round",
+                            resume_step=progress["round"] - 1 if resuming else None)
+    epochs_log = MetricsLog(args.run / "epochs.csv", EPOCH_FIELDS,
+                            resume_step=progress["step"] if resuming else None)
+    pool = EVAL_POOLS[args.eval_pool]
+    while progress["round"] < args.rounds:
+        k = progress["round"]
+        data = window_data(args, k)
+        train_rows, val_rows = np.flatnonzero(~data["val"]), np.flatnonzero(data["val"])
+        if len(train_rows) == 0:
+            raise ValueError(f"round {k}: the games hold no training positions; raise --keep or --round-games")
+        for epoch in range(progress["epoch"], args.epochs):
+            start = time.perf_counter()
+            order = rng.permutation(train_rows)
+            total = 0.0
+            bar = tqdm(range(0, len(order), args.batch), disable=args.quiet,
+                       desc=f"dice_wars round {k} epoch {epoch + 1}/{args.epochs}")
+            for first in bar:
+                idx = order[first:first + args.batch]
+                loss, _ = batch_loss(model, data["states"][idx], data["winners"][idx], torch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += loss.item() * len(idx)
+                progress["step"] += 1
+                bar.set_postfix(loss=f"{loss.item():.3f}")
+            val_loss, val_acc = validate(model, data, val_rows, torch)
+            progress["epoch"] = epoch + 1
+            progress["fit_seconds"] += time.perf_counter() - start
+            progress["train_loss"] = total / len(order)
+            progress["val_loss"], progress["val_accuracy"] = val_loss, val_acc
+            epochs_log.add(round=k, epoch=epoch + 1, step=progress["step"], positions=len(train_rows),
+                           train_loss=progress["train_loss"], val_loss=val_loss, val_accuracy=val_acc,
+                           seconds=round(progress["fit_seconds"], 1))
+            save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
+        # the round's network, then its evaluation (its games are stored as they end)
+        weights = args.run / f"round_{k}.pt"
+        save_weights(model, weights, {"game": GAME, "arch": ARCH, "arch_config": arch_config,
+                                      "round": k, "command": command_line(config)})
+        row = {"round": k, "games": (k + 1) * args.round_games, "positions": len(train_rows),
+               "val_positions": len(val_rows), "epochs": (k + 1) * args.epochs,
+               "train_loss": progress.get("train_loss", ""), "val_loss": progress.get("val_loss", ""),
+               "val_accuracy": progress.get("val_accuracy", ""),
+               "selfplay_seconds": round(add_seconds(args.run / "games" / f"round_{k}", 0.0), 1),
+               "fit_seconds": round(progress["fit_seconds"], 1)}
+        if args.eval_games:
+            start = time.perf_counter()
+            (args.run / "eval").mkdir(exist_ok=True)
+            wins, n = evaluate_games(weights, args.eval_agent, args.eval_games, args.eval_seed,
+                                     args.workers, args.backend, not args.quiet, pool,
+                                     results=args.run / "eval" / f"round_{k}.sqlite")
+            progress["eval_seconds"] += time.perf_counter() - start
+            lo, hi = wilson(wins, n)
+            row.update(eval_games=n, eval_wins=wins, eval_win_rate=wins / n, eval_low=lo, eval_high=hi,
+                       eval_seconds=round(progress["eval_seconds"], 1))
+        rounds_log.add(**row)
         if not args.quiet:
-            print(json.dumps(row))
+            print(json.dumps(row), flush=True)
+        progress.update(round=k + 1, epoch=0)
         save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "epoch",
-               {"val_loss": "validation loss", "train_loss": "training loss"},
-               "Dice Wars network: cross-entropy of the winner", ylabel="nats")
+        if args.eval_games:
+            plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games",
+                       {"eval_win_rate": f"{args.eval_agent} + network vs {args.eval_pool} pool"},
+                       "Dice Wars network player: win rate after each round",
+                       interval=("eval_low", "eval_high"), ylabel="share of 4-player games won")
+    rows = rounds_log.rows()
+    selfplay = sum(add_seconds(args.run / "games" / f"round_{k}", 0.0) for k in range(args.rounds))
     card = {
         "game": GAME, "arch": ARCH, "arch_config": arch_config,
-        "command": "plies train dice_wars " + " ".join(
-            f"--{k.replace('_', '-')} {v}" for k, v in config.items()
-            if k in ("games", "keep", "epochs", "hidden", "layers", "seed", "lr")),
-        "self_play_games": args.games,
-        "self_play_seconds": add_seconds(args.run / "games", 0.0),
-        "positions": int(len(train_rows)),
-        "validation_positions": int(len(val_rows)), "epochs": progress["epoch"],
-        "training_seconds": round(progress["seconds"], 1),
-        "final": log.rows()[-1] if log.rows() else {},
+        "command": command_line(config),
+        "rounds": args.rounds, "games": args.rounds * args.round_games,
+        "training_pool": DEFAULT_POOL,
+        "network_player": f"dw_expectiminimax:depth={args.player_depth} in {args.player_seats} seat(s) "
+                          "of every table from round 1",
+        "positions": int(rows[-1]["positions"]) if rows else 0,
+        "selfplay_seconds": round(selfplay, 1),
+        "fit_seconds": round(progress["fit_seconds"], 1),
+        "eval_seconds": round(progress["eval_seconds"], 1),
+        "cpu_hours": round((selfplay + progress["eval_seconds"]) * args.workers / 3600
+                           + progress["fit_seconds"] / 3600, 2),
+        "cpu_hours_note": "wall seconds of games and evaluation times --workers, plus fitting (one thread): "
+                          "an upper bound of the CPU time",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()}, "
+                   f"Python {sys.version.split()[0]}, {args.workers} worker(s)",
+        "evaluation": f"{args.eval_games} games per round, course schedule, seed {args.eval_seed}, "
+                      f"{args.eval_agent} with the network vs the {args.eval_pool} pool "
+                      f"({', '.join(pool)})" if args.eval_games else "none",
+        "per_round": rows,
     }
     out = args.out or args.run / "dice_wars_net.pt"
     save_weights(model, out, card)
@@ -216,8 +397,12 @@ def train(args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    card = train(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        card = train(args)
+    except ValueError as err:
+        parser.error(str(err))
     print(json.dumps(card, indent=2))
     return 0
 

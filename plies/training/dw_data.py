@@ -1,5 +1,5 @@
-"""Dice Wars training data: self-play games of the course bots and of expectiminimax, and the
-positions (with the winner) taken from them."""
+"""Dice Wars training data: games of the course bots, of plies's searchers and of the network
+player being trained, and the positions (with the winner) taken from them."""
 
 from __future__ import annotations
 
@@ -10,18 +10,24 @@ from typing import Any
 
 import numpy as np
 
+from plies.files import atomic_write
 from plies.training.records import load_records, save_records
 from plies.training.selfplay import draw_lineups, generate
 
+COURSE_BOTS = ("dt.rand", "dt.sdc", "dt.ste", "dt.wpm_c", "xlogin00")
+"""The course framework's five bots under their course names (docs/dice_wars.md)."""
+
 DEFAULT_POOL = {
-    "win_prob": 3.0,
-    "single_turn": 2.0,
-    "strength_diff": 2.0,
+    "dt.rand": 1.0,
+    "dt.sdc": 2.0,
+    "dt.ste": 2.0,
+    "dt.wpm_c": 3.0,
+    "xlogin00": 1.0,
+    "win_prob": 2.0,
     "dw_expectiminimax": 3.0,
-    "dw_random": 1.0,
-    "dw_all_random": 1.0,
 }
-"""Agents sitting at the self-play tables, with their weights in the draw of each seat."""
+"""The training pool: the course bots and plies's own players (``win_prob``; the report's
+expectiminimax player with the score, depth 3), with their weights in the draw of each seat."""
 
 
 def ensure_games(
@@ -35,9 +41,12 @@ def ensure_games(
     options: dict[str, Any] | None = None,
     progress: bool = True,
     tag: str = "games",
+    player: str | None = None,
+    player_seats: int = 0,
 ) -> list[Path]:
     """Self-play chunks ``folder/<tag>_<k>.npz`` until ``games`` games exist; chunks already
-    on disk are kept (an interrupted run continues where it stopped)."""
+    on disk are kept (an interrupted run continues where it stopped). With ``player``, that
+    spec takes ``player_seats`` seats of every table (drawn at random), the pool the others."""
     pool = dict(pool or DEFAULT_POOL)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -50,6 +59,8 @@ def ensure_games(
         rng = np.random.default_rng([seed, k])
         num_seats = int((options or {}).get("num_players", 4))
         lineups = draw_lineups(list(pool), list(pool.values()), num_seats, n, rng)
+        if player is not None and player_seats > 0:
+            lineups = seat_player(lineups, player, player_seats, rng)
         start = time.perf_counter()
         records = generate("dice_wars", lineups, seed=seed, first_index=k * chunk,
                            workers=workers, backend=backend, options=options, progress=progress)
@@ -58,12 +69,26 @@ def ensure_games(
     return paths
 
 
+def seat_player(lineups: list[tuple[str, ...]], player: str, seats: int,
+                rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """The lineups with ``player`` in ``seats`` seats of each table (which seats: drawn)."""
+    out = []
+    for lineup in lineups:
+        if not 1 <= seats <= len(lineup):
+            raise ValueError(f"player_seats={seats}: a table has {len(lineup)} seats")
+        row = list(lineup)
+        for i in rng.choice(len(row), size=seats, replace=False):
+            row[int(i)] = player
+        out.append(tuple(row))
+    return out
+
+
 def add_seconds(folder: Path, seconds: float) -> float:
     """Adds to the wall time spent on the folder's self-play (``seconds.json``)."""
     file = folder / "seconds.json"
     total = json.loads(file.read_text())["seconds"] if file.exists() else 0.0
     total += seconds
-    file.write_text(json.dumps({"seconds": round(total, 1)}))
+    atomic_write(file, lambda f: f.write(json.dumps({"seconds": round(total, 1)})), text=True)
     return total
 
 
@@ -93,7 +118,7 @@ def positions(paths: list[Path], keep: float, seed: int,
                     rows.append(s.astype(np.int16))
                     winners.append(winner)
                     games.append(record.index)
-    width = max(len(r) for r in rows)
+    width = max((len(r) for r in rows), default=rules.AREAS)
     states = np.zeros((len(rows), width), np.int16)
     for i, r in enumerate(rows):
         states[i, : len(r)] = r

@@ -1,54 +1,183 @@
-"""Dice Wars training: self-play chunks, positions, fitting, exact resume."""
+"""Dice Wars training in rounds: the pools, game chunks, positions, fitting, evaluation, exact resume."""
 
 from __future__ import annotations
 
+import csv
+import shutil
+
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from plies.agents import make  # noqa: E402
 from plies.files import load_torch  # noqa: E402
 from plies.training import dice_wars as dw_train  # noqa: E402
+from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, seat_player  # noqa: E402
+from plies.training.records import load_records  # noqa: E402
+
+COURSE_NAMES = {"dt.rand", "dt.sdc", "dt.ste", "dt.wpm_c", "xlogin00"}
 
 
-def _args(run, epochs, **extra):
-    argv = ["--run", str(run), "--games", "6", "--chunk", "3", "--keep", "0.2", "--epochs",
-            str(epochs), "--hidden", "8", "--layers", "1", "--workers", "1", "--val", "0.34",
+def _args(run, n_rounds, **extra):
+    argv = ["--run", str(run), "--rounds", str(n_rounds), "--round-games", "4", "--chunk", "2",
+            "--keep", "0.3", "--epochs", "2", "--hidden", "8", "--layers", "1", "--workers", "1",
+            "--val", "0.3", "--eval-games", "4", "--eval-agent", "dw_expectiminimax:depth=1",
             "--quiet"]
     for k, v in extra.items():
-        argv += [f"--{k}", str(v)]
+        argv += [f"--{k.replace('_', '-')}"] if v is True else [f"--{k.replace('_', '-')}", str(v)]
     return dw_train.build_parser().parse_args(argv)
 
 
-@pytest.mark.slow
-def test_dice_wars_training_resumes_exactly(tmp_path):
-    straight, split = tmp_path / "a", tmp_path / "b"
-    card = dw_train.train(_args(straight, 2))
-    assert card["epochs"] == 2 and card["positions"] > 50
-    # the second run reuses the stored games (same seeds, same chunks)
-    (split / "games").mkdir(parents=True)
-    for chunk in (straight / "games").iterdir():
-        (split / "games" / chunk.name).write_bytes(chunk.read_bytes())
-    dw_train.train(_args(split, 1))
-    args = _args(split, 2)
-    args.resume = True
-    dw_train.train(args)
-    a = load_torch(straight / "dice_wars_net.pt", "weights")["state_dict"]
-    b = load_torch(split / "dice_wars_net.pt", "weights")["state_dict"]
+def _weights(path):
+    return load_torch(path, "weights")["state_dict"]
+
+
+def _same(a, b):
+    assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
-    rows = (straight / "metrics.csv").read_text().splitlines()
-    assert len(rows) == 3 and (straight / "learning_curve.png").exists()
-    # a checkpoint of another architecture is refused with what differs
-    args = _args(split, 3, layers=2)
-    args.resume = True
-    with pytest.raises(ValueError, match="'layers': 1"):
+
+
+def test_pools_hold_the_course_bots_under_their_course_names():
+    assert set(COURSE_BOTS) == COURSE_NAMES
+    assert set(dw_train.EVAL_POOLS["course"]) == COURSE_NAMES
+    assert dw_train.EVAL_POOL == dw_train.EVAL_POOLS["course"]
+    strong = set(dw_train.EVAL_POOLS["strong"])
+    assert strong == COURSE_NAMES | {"dw_expectiminimax", "win_prob"}
+    # the training pool: the course bots and plies's own players, every seat weight positive
+    assert set(DEFAULT_POOL) == COURSE_NAMES | {"dw_expectiminimax", "win_prob"}
+    assert all(w > 0 for w in DEFAULT_POOL.values())
+    for name in set(DEFAULT_POOL) | strong:
+        assert make(name, game="dice_wars") is not None
+    # the course names are the course's bots (dt.wpm_c is the framework's move picker)
+    assert type(make("dt.wpm_c")).__name__ == "WpmCAgent"
+    assert type(make("dt.sdc")).__name__ == "StrengthDiffAgent"
+
+
+def test_the_network_player_takes_the_asked_seats():
+    rng = np.random.default_rng(0)
+    lineups = [("a", "b", "c", "d")] * 50
+    for seats in (1, 2, 4):
+        out = seat_player(lineups, "NET", seats, rng)
+        assert all(row.count("NET") == seats and len(row) == 4 for row in out)
+    where = {row.index("NET") for row in seat_player(lineups, "NET", 1, rng)}
+    assert len(where) > 1  # not always the same seat
+    with pytest.raises(ValueError, match="player_seats=5"):
+        seat_player(lineups, "NET", 5, rng)
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("rounds", 0, "--rounds must be at least 1"),
+    ("round_games", 1, "--round-games must be at least 2"),
+    ("keep", 0, r"--keep is a share of positions in \(0, 1\]"),
+    ("keep", 1.5, r"--keep is a share"),
+    ("player_seats", 5, "--player-seats must be 1-4"),
+    ("player_depth", 0, "--player-depth must be 1-16"),
+    ("eval_games", 10, "--eval-games must be 0 or a positive multiple of 4"),
+    ("eval_games", -4, "--eval-games must be 0"),
+    ("val", 1, r"--val is a share of games in \(0, 1\)"),
+    ("window", -1, "--window must be 0"),
+    ("eval_agent", "dt.sdc", "the network player is a search"),
+    ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
+    ("eval_agent", "dw_expectiminimax:depth=0", "depth"),
+])
+def test_bad_options_are_refused_before_any_game(tmp_path, option, value, message):
+    args = _args(tmp_path / "run", 1, **{option: value})
+    with pytest.raises(ValueError, match=message):
         dw_train.train(args)
+    assert not (tmp_path / "run" / "games").exists()
+
+
+def test_bad_options_on_the_command_line_are_usage_errors(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        dw_train.main(["--run", str(tmp_path / "r"), "--eval-games", "6"])
+    assert stop.value.code == 2
+    assert "--eval-games must be 0 or a positive multiple of 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        dw_train.main(["--eval-pool", "everyone"])
+
+
+def test_a_run_folder_with_a_comma_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="cannot hold a comma"):
+        dw_train.train(_args(tmp_path / "a,b", 1))
 
 
 def test_split_keeps_games_apart():
-    import numpy as np
-
     data = {"games": np.repeat(np.arange(20), 5)}
     train, val = dw_train.split(data, 0.25, 0)
     assert not set(data["games"][train]) & set(data["games"][val])
     assert len(set(data["games"][val])) == 5
+
+
+@pytest.mark.slow
+def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
+    straight, split = tmp_path / "a", tmp_path / "b"
+    card = dw_train.train(_args(straight, 2))
+    assert card["rounds"] == 2 and card["games"] == 8 and card["positions"] > 50
+    assert "cpu_hours" in card and "machine" in card and len(card["per_round"]) == 2
+    # round 1's games seat round 0's network at every table, among pool bots
+    player = dw_train.player_spec(1, straight / "round_0.pt")
+    for chunk in sorted((straight / "games" / "round_1").glob("games_*.npz")):
+        for record in load_records(chunk):
+            assert record.seats.count(player) == 1
+            assert all(s in DEFAULT_POOL for s in record.seats if s != player)
+    for chunk in sorted((straight / "games" / "round_0").glob("games_*.npz")):
+        assert all(s in DEFAULT_POOL for r in load_records(chunk) for s in r.seats)
+    # per-round metrics: win rate with its 95% interval, and the learning curve
+    with open(straight / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["round"] for r in rows] == ["0", "1"] and [r["games"] for r in rows] == ["4", "8"]
+    for r in rows:
+        assert r["eval_games"] == "4"
+        assert float(r["eval_low"]) <= float(r["eval_win_rate"]) <= float(r["eval_high"])
+        assert float(r["eval_win_rate"]) == int(r["eval_wins"]) / 4
+    assert (straight / "learning_curve.png").stat().st_size > 1000
+    assert len((straight / "epochs.csv").read_text().splitlines()) == 1 + 2 * 2
+    _same(_weights(straight / "round_1.pt"), _weights(straight / "dice_wars_net.pt"))
+
+    # the same run stopped after round 0, then killed in round 1's evaluation, then resumed
+    shutil.copytree(straight / "games" / "round_0", split / "games" / "round_0")
+    dw_train.train(_args(split, 1))
+    _same(_weights(straight / "round_0.pt"), _weights(split / "round_0.pt"))
+    real = dw_train.evaluate_games
+
+    def killed(weights, *a, **k):
+        if weights.name == "round_1.pt":
+            raise KeyboardInterrupt
+        return real(weights, *a, **k)
+
+    monkeypatch.setattr(dw_train, "evaluate_games", killed)
+    with pytest.raises(KeyboardInterrupt):
+        dw_train.train(_args(split, 2, resume=True))
+    monkeypatch.setattr(dw_train, "evaluate_games", real)
+    dw_train.train(_args(split, 2, resume=True))
+    _same(_weights(straight / "dice_wars_net.pt"), _weights(split / "dice_wars_net.pt"))
+    assert (split / "metrics.csv").read_text().count("\n") == 3  # no round logged twice
+    a = [line.split(",")[:8] for line in (straight / "epochs.csv").read_text().splitlines()]
+    b = [line.split(",")[:8] for line in (split / "epochs.csv").read_text().splitlines()]
+    assert [r[:7] for r in a] == [r[:7] for r in b]  # the same losses, epoch for epoch
+
+    # a run is not restarted over its checkpoint, and resumed only with its own settings
+    with pytest.raises(ValueError, match="pass --resume"):
+        dw_train.train(_args(split, 2))
+    with pytest.raises(ValueError, match=r"--keep 0.3 \(now 0.5\)"):
+        dw_train.train(_args(split, 3, resume=True, keep=0.5))
+    with pytest.raises(ValueError, match="'layers': 1"):
+        dw_train.train(_args(split, 3, resume=True, layers=2))
+
+
+def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
+    from plies.agents import value_net
+    from plies.games.dice_wars import DiceWarsState
+
+    assert {"net", "oldmaps"} <= set(value_net.shipped_names("dice_wars"))
+    old = load_torch(value_net.shipped_weights("dice_wars", "oldmaps"), "weights")
+    new = load_torch(value_net.shipped_weights("dice_wars"), "weights")
+    assert old["state_dict"].keys() == new["state_dict"].keys()
+    assert any(not torch.equal(old["state_dict"][k], new["state_dict"][k]) for k in old["state_dict"])
+    assert new["card"]["rounds"] >= 1 and "short run" in new["card"]["notes"].lower()
+    state = DiceWarsState.initial(np.random.default_rng(3))
+    for name in ("oldmaps", "net"):  # a shipped name is a network inside the search (filtered)
+        agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
+        assert agent.act(state) in state.legal_actions().tolist()
