@@ -41,12 +41,14 @@ def sample(outcomes, probabilities, uniform: Callable[[], float]) -> int:
 
 def playout(game: str, checked: bool) -> Workload:
     """One random game through ``apply`` (checked) or ``apply_unchecked``; every applied action,
-    chance outcomes included, is a step."""
+    chance outcomes included, is a step. Game n starts from seed n, so that games with random
+    set-ups (Dice Wars's maps) play the same sequence of starts on every side."""
     rng = random.Random(0)
     choice, uniform = rng.choice, rng.random
+    games = iter(range(1 << 62))
 
     def run() -> int:
-        state = plies.new_state(game)
+        state = plies.new_state(game, seed=next(games))
         apply = state.apply if checked else state.apply_unchecked
         steps = 0
         while not state.is_terminal():
@@ -110,7 +112,7 @@ def positions(game: str, count: int = POSITIONS) -> list:
     rng = random.Random(1)
     found: list = []
     while len(found) < count:
-        state = plies.new_state(game)
+        state = plies.new_state(game, seed=len(found))
         while not state.is_terminal() and len(found) < count:
             if state.is_chance_node():
                 state.apply_unchecked(sample(*state.chance_outcomes(), rng.random))
