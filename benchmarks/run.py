@@ -2,7 +2,7 @@
 
     python -m benchmarks.run [--games tictactoe,othello] [--peers openspiel,pettingzoo,pgx]
                              [--what playout,aec,vector,calls] [--seconds 2] [--batches 1,1024]
-                             [--json OUT] [--compare-with OLD_CHECKOUT]
+                             [--register ID=pkg.module:GAME] [--json OUT] [--compare-with OLD_CHECKOUT]
 
 Kinds of measurement (a step is one applied action; rates are the best of five repeats):
 
@@ -77,6 +77,9 @@ class Checkout:
         self.process.stdin.flush()
         return self._answer()
 
+    def register(self, game_id: str, target: str) -> None:
+        self.game_ids = self.ask({"register": [game_id, target]})["ids"]
+
     def warm(self, game: str, batches: tuple[int, ...]) -> None:
         if game in self.game_ids:
             self.ask({"warm": game, "batches": list(batches)})
@@ -97,6 +100,9 @@ class InProcess:
 
     label = "plies"
     game_ids = property(lambda self: plies.game_ids())
+
+    def register(self, game_id: str, target: str) -> None:
+        plies.register(game_id, target)
 
     def warm(self, game: str, batches: tuple[int, ...]) -> None:
         subject.warm(game, batches)
@@ -215,6 +221,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--what", default=",".join(subject.KINDS), help="comma list (default: %(default)s)")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per cell and side")
     parser.add_argument("--batches", default="1,1024", help="batch sizes of the vector kind")
+    parser.add_argument("--register", action="append", default=[], metavar="ID=pkg.module:GAME",
+                        help="time a game of your own too (plies.register); repeatable")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
     parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
                         help="another checkout of plies (its repository root) to time as 'before'")
@@ -244,6 +252,10 @@ def run(argv: list[str] | None = None, out: Callable[[str], None] = print) -> li
         sides = [Checkout("before", args.compare_with.resolve()), Checkout("after", ROOT)]
     else:
         sides = [InProcess()]
+    for registration in args.register:
+        game_id, _, target = registration.partition("=")
+        for side in sides:
+            side.register(game_id, target)
     games = args.games.split(",") if args.games else list(sides[-1].game_ids)
     out(f"machine: {machine()}")
     for side in sides:

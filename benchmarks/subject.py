@@ -199,14 +199,18 @@ def warm(game: str, batches: tuple[int, ...] = (1, 1024)) -> None:
 
 
 def serve() -> None:
-    """Answer requests from run.py, one JSON object a line: ``{"ids": true}``, ``{"warm": game}``
-    or ``{"kind", "game", "variant", "seconds"}``; answers carry ``rate``, ``ids`` or ``error``."""
+    """Answer requests from run.py, one JSON object a line: ``{"ids": true}``, ``{"register":
+    [game_id, "pkg.module:GAME"]}``, ``{"warm": game}`` or ``{"kind", "game", "variant",
+    "seconds"}``; answers carry ``rate``, ``ids``, ``warmed`` or ``error``."""
     warnings.simplefilter("ignore")  # an older checkout may warn; the answers are the protocol
     print(json.dumps({"plies": plies.__file__}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            if "ids" in request:
+            if "register" in request:
+                plies.register(*request["register"])
+                answer = {"ids": plies.game_ids()}
+            elif "ids" in request:
                 answer = {"ids": plies.game_ids()}
             elif "warm" in request:
                 warm(request["warm"], tuple(request.get("batches", (1, 1024))))
