@@ -1,5 +1,6 @@
-"""Backgammon: random playouts, 2-ply moves and a whole 3-ply game, plies next to OpenSpiel;
-``--networks`` times the value networks' decisions at 1 and 2 ply instead.
+"""Backgammon: 2-ply moves and a whole 3-ply game, plies next to OpenSpiel; ``--networks`` times
+the value networks' decisions at 1 and 2 ply instead. Random playouts, the AEC env and the
+batched env (against OpenSpiel and pgx): ``python -m benchmarks.run --games backgammon``.
 
 OpenSpiel's Python ``expectiminimax`` (open_spiel.python.algorithms.minimax) counts every
 decision as a ply (chance nodes not counted) and splits doubles over two decisions, so its
@@ -18,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import machine, openspiel_playout, plies_state_playout, rate, report  # noqa: E402
+from benchmarks.timing import machine  # noqa: E402
 from plies.agents.evaluator_specs import evaluator_for  # noqa: E402
 from plies.agents.expectiminimax import ExpectiminimaxAgent, analyse  # noqa: E402
 from plies.games.backgammon import BackgammonState  # noqa: E402
@@ -127,14 +128,6 @@ def main() -> None:
         network_decisions(args.networks or ["net", "td80"])
         return
     print(f"# Backgammon benchmark ({machine()})\n", flush=True)
-    import pyspiel
-
-    rows = [
-        ("plies BackgammonState", rate(plies_state_playout(BackgammonState))),
-        ("OpenSpiel backgammon (C++ via Python)", rate(openspiel_playout(pyspiel.load_game("backgammon")))),
-    ]
-    print(report("random playouts (steps: chance outcomes and checker moves/plays)", rows,
-                 "OpenSpiel backgammon (C++ via Python)"), flush=True)
     print(f"\nload average before the searches: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
           "(wall times grow with it; CPU times are this process's own)")
     states = positions(30)

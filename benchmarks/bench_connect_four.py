@@ -1,20 +1,19 @@
-"""Connect Four: plies against OpenSpiel and PettingZoo, in one run.
+"""Connect Four: plies's searches against OpenSpiel's, and the solver against the reference.
 
-1. random playouts: plies GameState vs OpenSpiel's Python API (pyspiel), and the plies AEC env
-   vs PettingZoo's connect_four_v3, with the same agent loop;
-2. alpha-beta to depth 8 from the empty board with the cell-weight evaluation: plies vs
+Random playouts, the AEC env and the batched env: ``python -m benchmarks.run --games connect_four``.
+
+1. alpha-beta to depth 8 from the empty board with the cell-weight evaluation: plies vs
    OpenSpiel's Python ``minimax.alpha_beta_search`` with the same evaluation and depth;
-3. the exact solver on Pascal Pons's benchmark sets: mean time and nodes per position next to
+2. the exact solver on Pascal Pons's benchmark sets: mean time and nodes per position next to
    the reference C++ solver's figures (tests/data/connect4/README.md). The table is cleared
    before each position, outside the timing, so every position is solved from scratch.
 
-Run: ``python benchmarks/bench_connect_four.py [--games N] [--l1r2 N] [--l1r3 N]``.
+Run: ``python benchmarks/bench_connect_four.py [--l1r2 N] [--l1r3 N]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import time
 import warnings
 from pathlib import Path
@@ -38,55 +37,7 @@ REFERENCE = {  # Pons's C++ solver, no book: (mean time s, mean nodes)
 }
 
 
-# ----- 1. random playouts ---------------------------------------------------------------------
-def playouts_state(games: int, seed: int = 0) -> tuple[float, int]:
-    rng = random.Random(seed)  # the same cheap generator for every contestant
-    steps = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        s = ConnectFourState()
-        while not s.is_terminal():
-            legal = s.legal_actions()
-            s.apply_unchecked(int(legal[rng.randrange(len(legal))]))
-            steps += 1
-    return time.perf_counter() - start, steps
-
-
-def playouts_openspiel(games: int, seed: int = 0) -> tuple[float, int]:
-    import pyspiel
-
-    game = pyspiel.load_game("connect_four")
-    rng = random.Random(seed)
-    steps = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            legal = s.legal_actions()
-            s.apply_action(legal[rng.randrange(len(legal))])
-            steps += 1
-    return time.perf_counter() - start, steps
-
-
-def playouts_env(env, games: int, seed: int = 0) -> tuple[float, int]:
-    rng = random.Random(seed)
-    steps = 0
-    start = time.perf_counter()
-    for g in range(games):
-        env.reset(seed=seed + g)
-        for _agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-                steps += 1
-            env.step(action)
-    return time.perf_counter() - start, steps
-
-
-# ----- 2. alpha-beta ---------------------------------------------------------------------------
+# ----- 1. alpha-beta ---------------------------------------------------------------------------
 WEIGHTS = rules.cell_weights(7, 6)[::-1].copy()  # row 0 at the top, as OpenSpiel prints
 
 
@@ -126,7 +77,7 @@ def alphabeta_openspiel(depth: int) -> tuple[float, int, float, int]:
     return time.perf_counter() - start, action, best_value, calls[0]
 
 
-# ----- 3. solver ---------------------------------------------------------------------------------
+# ----- 2. solver ---------------------------------------------------------------------------------
 def solve_set(solver: Solver, name: str, limit: int | None) -> dict[str, float]:
     rows = [line.split() for line in (DATA / name).read_text().splitlines() if line.strip()]
     if limit is not None:
@@ -160,37 +111,12 @@ def fmt_time(seconds: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=3000, help="random games per playout row")
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--l1r2", type=int, default=100, help="positions of Test_L1_R2 (of 1000)")
     parser.add_argument("--l1r3", type=int, default=0, help="positions of Test_L1_R3 (slow)")
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: playouts,alphabeta,solver")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: alphabeta,solver")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
-
-    if "playouts" not in skip:
-        print(f"== random playouts, {args.games} games each ==")
-        playouts_state(20)
-        t_ours, n_ours = playouts_state(args.games)
-        t_os, n_os = playouts_openspiel(args.games)
-        print(f"plies GameState   {n_ours / t_ours:>10,.0f} steps/s")
-        print(f"OpenSpiel (py)    {n_os / t_os:>10,.0f} steps/s")
-        print(f"ratio plies/OpenSpiel: {(n_ours / t_ours) / (n_os / t_os):.2f}x")
-        try:
-            from pettingzoo.classic import connect_four_v3
-
-            import plies
-
-            env_games = max(1, args.games // 3)
-            ours_env = plies.make("connect_four")
-            playouts_env(ours_env, 5)
-            t_env, n_env = playouts_env(ours_env, env_games)
-            t_pz, n_pz = playouts_env(connect_four_v3.env(), env_games)
-            print(f"plies AEC env     {n_env / t_env:>10,.0f} steps/s")
-            print(f"PettingZoo v3     {n_pz / t_pz:>10,.0f} steps/s")
-            print(f"ratio plies env/PettingZoo: {(n_env / t_env) / (n_pz / t_pz):.2f}x")
-        except Exception as err:  # the env is optional for this benchmark
-            print(f"(env playouts skipped: {err})")
 
     if "alphabeta" not in skip:
         print(f"\n== alpha-beta, depth {args.depth}, cell weights, empty board ==")

@@ -1,4 +1,5 @@
-"""Dice Wars timings: map generation, bot games, random play, search decisions.
+"""Dice Wars timings: map generation, bot games, search decisions (random play through the
+GameState, the AEC env and the batched env: ``python -m benchmarks.run --games dice_wars``).
 
 Neither OpenSpiel nor PettingZoo has Dice Wars, so there is no peer to time against; the
 figures are plies' own, against the targets of the issue (1,000 games of four strength_diff
@@ -84,24 +85,6 @@ def bench_python_bot_games(games: int) -> tuple[float, int]:
                 state.apply_unchecked(agents[state.current_player].act(state))
             plies += 1
     return time.perf_counter() - start, plies
-
-
-def bench_random_steps(seconds: float) -> float:
-    """Uniformly random play (chance sampled), plies per second through the GameState."""
-    rng = np.random.default_rng(3)
-    plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = DiceWarsState.initial(rng)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                action = sample_chance(state, rng)
-            else:
-                legal = state.legal_actions()
-                action = int(legal[rng.integers(len(legal))])
-            state.apply_unchecked(action)
-            plies += 1
-    return plies / (time.perf_counter() - start)
 
 
 def decision_positions(count: int) -> list[DiceWarsState]:
@@ -222,7 +205,6 @@ def main() -> None:
     print(f"{args.python_games} games of 4 strength_diff bots through GameState/agents: "
           f"{seconds:.1f} s ({seconds / args.python_games * 1e3:.1f} ms a game, "
           f"{plies / seconds / 1e3:.0f}k plies/s; 1,000 games ~ {seconds / args.python_games * 1e3:.0f} s)")
-    print(f"random play through GameState: {bench_random_steps(3.0) / 1e3:.0f}k plies/s")
     positions = decision_positions(args.positions)
     print(f"search decisions over {len(positions)} positions of the default map "
           f"(median / max ms):")

@@ -16,7 +16,8 @@ import pyspiel
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, report
+from benchmarks.common import report
+from benchmarks.timing import machine
 from plies.agents import make
 from plies.games.registry import new_state
 

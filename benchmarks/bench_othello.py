@@ -1,17 +1,13 @@
-"""Othello: plies against OpenSpiel, pgx and Shimmy, in one run.
+"""Othello: plies's MCTS against OpenSpiel's C++ MCTSBot, in one run.
 
-1. random playouts through the GameState vs OpenSpiel's Python API (pyspiel);
-2. the batch ``plies.envs.vector.make("othello", N)`` vs pgx's ``othello`` vmapped and jitted on the
-   CPU (random policy and auto-reset inside one jitted ``fori_loop``, as bench_vector runs it);
-3. the plies AEC env vs OpenSpiel's othello through Shimmy's PettingZoo wrapper
-   (``OpenSpielCompatibilityV0``), the same agent loop for both;
-4. MCTS with random rollouts from the start: plies ``mcts`` vs OpenSpiel's C++ ``MCTSBot``, in
+Random playouts, the batched env (against pgx) and the AEC env (against OpenSpiel through
+Shimmy): ``python -m benchmarks.run --games othello``.
+
+MCTS with random rollouts from the start: plies ``mcts`` vs OpenSpiel's C++ ``MCTSBot``, in
    simulations/s, then a match in which each side gets the simulations it runs in the same
    time per move.
 
-A step is one player decision (a forced pass counts). Peers that are not installed are skipped.
-
-python -m benchmarks.bench_othello [--seconds 2] [--batch 1024] [--match-games 10] [--move-time 0.05]
+python -m benchmarks.bench_othello [--simulations 5000] [--match-games 10] [--move-time 0.05]
 """
 
 from __future__ import annotations
@@ -27,8 +23,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_vector import pgx_vector, plies_vector
-from benchmarks.common import aec_playout, openspiel_playout, plies_state_playout, rate, report
+from benchmarks.common import report
 from plies.games.othello import OthelloState
 
 
@@ -39,7 +34,6 @@ def machine_and_load() -> str:
     return f"{model.split(':', 1)[-1].strip()}, nproc {cores}; uptime: {load}"
 
 
-# ----- batches and AEC loops: the timers of bench_vector.py and common.py; MCTS -------------- ----------------------------------------------------------------------------------
 def openspiel_bot(simulations: int, seed: int):
     import pyspiel
 
@@ -103,48 +97,11 @@ def mcts_match(games: int, ours_sims: int, theirs_sims: int) -> tuple[int, int, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="timing per row")
-    parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--simulations", type=int, default=5000, help="per MCTS rate measurement")
     parser.add_argument("--match-games", type=int, default=10)
     parser.add_argument("--move-time", type=float, default=0.05, help="seconds per move in the match")
     args = parser.parse_args()
     print(f"machine: {machine_and_load()}\n")
-
-    import pyspiel
-
-    spiel_game = pyspiel.load_game("othello")
-    rows = [
-        ("plies GameState", rate(plies_state_playout(OthelloState), args.seconds)),
-        ("OpenSpiel (Python API)", rate(openspiel_playout(spiel_game), args.seconds)),
-    ]
-    print(report("random playouts, one game at a time", rows, "OpenSpiel (Python API)"), "\n")
-
-    rows = [
-        (f"plies.envs.vector batch {args.batch}, serial", rate(plies_vector("othello", args.batch, False), args.seconds)),
-        (f"plies.envs.vector batch {args.batch}, parallel=auto", rate(plies_vector("othello", args.batch, None), args.seconds)),
-    ]
-    try:
-        rows.append((f"pgx batch {args.batch} (JAX CPU, jitted loop)", rate(pgx_vector("othello", args.batch)[0], args.seconds)))
-        baseline = rows[-1][0]
-    except ImportError as err:
-        print(f"(pgx skipped: {err}; pip install pgx==2.6.0 'jax==0.10.*')")
-        baseline = rows[0][0]
-    print(report("batched random steps", rows, baseline), "\n")
-
-    import plies
-
-    rows = [("plies AEC env", rate(aec_playout(plies.make("othello")), args.seconds))]
-    try:
-        from shimmy import OpenSpielCompatibilityV0
-
-        peer = OpenSpielCompatibilityV0(game_name="othello")
-        rows.append(("OpenSpiel via Shimmy (PettingZoo AEC)", rate(aec_playout(peer, mask_in_info=True), args.seconds)))
-        baseline = rows[-1][0]
-    except ImportError as err:
-        print(f"(Shimmy skipped: {err}; pip install shimmy)")
-        baseline = rows[0][0]
-    print(report("AEC env, random agents", rows, baseline), "\n")
 
     ours, theirs = mcts_rates(args.simulations, 3)
     rows = [("plies mcts", ours), ("OpenSpiel MCTSBot (C++)", theirs)]

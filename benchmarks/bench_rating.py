@@ -15,7 +15,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine
+from benchmarks.timing import machine
 from plies.evaluation.rating import Ladder, place
 
 

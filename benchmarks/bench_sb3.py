@@ -28,7 +28,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper
 
-from benchmarks.common import machine
+from benchmarks.timing import machine
 from plies.envs.vector.sb3 import VecEnv
 
 warnings.filterwarnings("ignore")

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import machine
+from benchmarks.timing import machine
 from plies.agents.specs import make as make_agent
 from plies.games.registry import game_ids, new_state
 from plies.web.app import create_app

@@ -14,8 +14,8 @@ from plies.games.registry import get_game
 PARALLEL_MIN_ENVS = 1024
 """``parallel=None`` steps over all cores (numba prange, chunks of 64 games) from this batch
 size on, when numba has more than one thread. On an idle 2-core machine prange won at 1,024
-games and above for every game and lost below (benchmarks/bench_vector.py); on a machine busy
-with other jobs the OpenMP threads can lose at every size: pass ``parallel=False`` there."""
+games and above for every game and lost below (the former benchmarks/bench_vector.py); on a busy machine
+the OpenMP threads can lose at every size: pass ``parallel=False`` there."""
 
 
 class VectorGame:
