@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from plies.agents.specs import available_agents, describe
 from plies.agents.specs import make as make_agent
@@ -66,8 +67,6 @@ def _fill_from_results(args: argparse.Namespace) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from plies.evaluation import run_tournament
 
     if args.resume and not args.results:
@@ -239,7 +238,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"--limit takes KEY=NUMBER (e.g. depth=4), got {item!r}") from None
         if not eq or not key.strip() or limits[key.strip()] < 0:
             raise ValueError(f"--limit takes KEY=NUMBER with a number >= 0, got {item!r}")
-    serve(args.host, args.port, args.results, agents, limits)
+    if args.move_workers is not None:
+        check_count("--move-workers", args.move_workers, 1)
+    if args.move_seconds <= 0 or args.keep_finished <= 0 or args.keep_idle <= 0:
+        raise ValueError("--move-seconds, --keep-finished and --keep-idle take numbers > 0")
+    serve(args.host, args.port, args.results, agents, limits, games=args.games, move_workers=args.move_workers,
+          move_seconds=args.move_seconds, keep_finished_days=args.keep_finished, keep_idle_days=args.keep_idle)
     return 0
 
 
@@ -405,6 +409,18 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--limit", action="append", default=[], metavar="KEY=N",
                     help="largest search parameter of agents built from requests (defaults: depth=6, "
                     "simulations=20000, max_attacks=8)")
+    sv.add_argument("--games", type=Path, metavar="SQLITE",
+                    help="file that keeps the games, so a restart loses none (default: games.sqlite in "
+                    "the user's data folder, e.g. ~/.local/share/plies)")
+    sv.add_argument("--move-workers", type=int, metavar="N",
+                    help="processes that compute agents' moves, off the requests' path (default: one per core)")
+    sv.add_argument("--move-seconds", type=float, default=60.0, metavar="S",
+                    help="longest an agent may think about one move; beyond it the request fails, the game "
+                    "unchanged (default 60)")
+    sv.add_argument("--keep-finished", type=float, default=7.0, metavar="DAYS",
+                    help="days a finished game is kept after it ended (default 7)")
+    sv.add_argument("--keep-idle", type=float, default=30.0, metavar="DAYS",
+                    help="days any game is kept after its last move (default 30)")
     sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("solve", help="exact value of a Connect Four position")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable
@@ -53,6 +54,38 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], text: bool = Fal
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def sqlite_meta(path: Path, tables: dict[str, list[str]], refuse: Callable[[str], Exception]) -> dict[str, str] | None:
+    """The ``meta`` table (key, value) of an existing SQLite file of plies that must hold exactly
+    ``tables`` (name -> columns), read without changing the file; None for a missing or empty
+    file. Anything else (another program's database, another file, a damaged one) raises
+    ``refuse(why)`` before a byte is written."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    if not path.is_file():
+        raise refuse("not a regular file")
+    with open(path, "rb") as f:
+        if f.read(16) != b"SQLite format 3\x00":
+            raise refuse("not an SQLite database")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            found = {name: [c[1] for c in db.execute(f'PRAGMA table_info("{name}")')]
+                     for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if found != tables:
+                held = ", ".join(f"{t}({', '.join(c)})" for t, c in sorted(found.items())) or "no tables"
+                raise refuse(f"it holds {held}")
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise refuse("SQLite's check finds it damaged")
+            return dict(db.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as err:
+        text = str(err)
+        if "not a database" in text or "malformed" in text:
+            raise refuse(text) from None
+        raise OSError(f"cannot read {path}: {text}") from None
 
 
 def _torch():

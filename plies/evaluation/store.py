@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from plies.files import sqlite_meta
+
 SCHEMA_VERSION = 1
 
 
@@ -40,36 +42,10 @@ def _not_plies(path: Path, why: str) -> ValueError:
 def _inspect(path: Path) -> dict[str, str] | None:
     """The meta table of an existing plies results file, read without changing the file;
     None for an empty or missing file. Anything else is refused before a byte is written."""
-    if not path.exists() or path.stat().st_size == 0:
-        return None
-    if not path.is_file():
-        raise _not_plies(path, "not a regular file")
-    with open(path, "rb") as f:
-        if f.read(16) != b"SQLite format 3\x00":
-            raise _not_plies(path, "not an SQLite database")
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {name: [c[1] for c in db.execute(f'PRAGMA table_info("{name}")')]
-                      for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if tables != PLIES_TABLES:
-                found = ", ".join(f"{t}({', '.join(c)})" for t, c in sorted(tables.items())) or "no tables"
-                raise _not_plies(path, f"it holds {found}")
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as err:
-        raise _read_error(path, err) from None
-    if "schema" not in meta or "config" not in meta:
+    meta = sqlite_meta(path, PLIES_TABLES, lambda why: _not_plies(path, why))
+    if meta is not None and ("schema" not in meta or "config" not in meta):
         raise _not_plies(path, "no tournament configuration in its meta table")
     return meta
-
-
-def _read_error(path: Path, err: Exception) -> Exception:
-    text = str(err)
-    if "not a database" in text or "malformed" in text:
-        return _not_plies(path, text)
-    return OSError(f"cannot read results file {path}: {text}")
 
 
 def _write_error(path: Path, err: Exception) -> OSError:

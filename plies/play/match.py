@@ -42,7 +42,7 @@ class Match:
     """A game in progress between the agent specs in ``seats`` (``"human"`` for a person)."""
 
     def __init__(self, game: str, seats: list[str] | tuple[str, ...], seed: int | None = None,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, build_agents: bool = True) -> None:
         if game not in game_ids():
             raise ValueError(f"unknown game {game!r}; games: {', '.join(game_ids())}")
         self.game = game
@@ -62,10 +62,10 @@ class Match:
                 f"{' '.join(seats) or 'none'}{extra}; e.g. --players human alphabeta:depth=4"
             )
         self.seats = seats
-        self.agents: dict[int, Any] = {}
-        for seat, spec in enumerate(seats):
-            if spec != HUMAN:
-                self.agents[seat] = make_agent(spec, seed=self.seed + seat, game=self.declared.id)
+        self.agents: dict[int, Any] = {}  # built when first asked to move (see agent())
+        if build_agents:  # a wrong spec is an error now, not at the agent's first move
+            for seat in self.agent_seats:
+                self.agent(seat)
         self.log: list[LogLine] = []
         self.version = 0  # counts changes: a request made on an older version is stale
         self.turn_start = 0  # ply at which the person now to move got the move
@@ -75,6 +75,16 @@ class Match:
     @property
     def humans(self) -> list[int]:
         return [seat for seat, spec in enumerate(self.seats) if spec == HUMAN]
+
+    @property
+    def agent_seats(self) -> list[int]:
+        return [seat for seat, spec in enumerate(self.seats) if spec != HUMAN]
+
+    def agent(self, seat: int) -> Any:
+        """The agent of ``seat``, built the first time it is needed."""
+        if seat not in self.agents:
+            self.agents[seat] = make_agent(self.seats[seat], seed=self.seed + seat, game=self.declared.id)
+        return self.agents[seat]
 
     @property
     def plies(self) -> int:
@@ -145,18 +155,29 @@ class Match:
             while self.state.is_chance_node():
                 self._apply(sample_chance(self.state, self.rng), None)
 
-    def step(self) -> None:
+    def agent_to_move(self) -> int | None:
+        """The seat of the agent to decide now (None at a chance node, a person's turn or the end)."""
+        if self.over() or self.state.is_chance_node() or self.state.current_player in self.humans:
+            return None
+        return self.state.current_player
+
+    def step(self, action: int | None = None) -> None:
         """One agent decision, or the chance outcomes up to the next decision (a roll, a battle,
-        every die of a reinforcement); then note where a person's turn starts."""
+        every die of a reinforcement); then note where a person's turn starts. ``action``: the
+        agent's move computed elsewhere (another process); it must be legal here."""
         state = self.state
         if self.over():
             raise ValueError("the game is over")
         if state.is_chance_node():
             while state.is_chance_node() and not self.over():
                 self._apply(sample_chance(state, self.rng), None)
-        elif state.current_player in self.agents:
+        elif state.current_player not in self.humans:
             seat = state.current_player
-            self._apply(self.agents[seat].act(state.clone()), seat)
+            if action is None:
+                action = self.agent(seat).act(state.clone())
+            elif not state.is_legal(int(action)):
+                raise ValueError(f"the agent's move {action} is not legal here")
+            self._apply(int(action), seat)
         else:
             raise ValueError("a person is to move")
         if self.human_to_move():
@@ -200,3 +221,29 @@ class Match:
             raise ValueError("a hint is for a person to move")
         agent = make_agent(spec or self.declared.hint_agent, seed=self.seed, game=self.declared.id)
         return int(agent.act(self.state.clone()))
+
+    # ----- saving -----------------------------------------------------------------------------
+    def to_record(self) -> dict[str, Any]:
+        """Everything needed to rebuild this match (JSON types only): the seats, seed and
+        options, every action with its seat (None for chance), where the turn started, the
+        version and the dice generator's state."""
+        return {"game": self.game, "seats": list(self.seats), "seed": self.seed, "options": self.options,
+                "moves": [[line.seat, line.action] for line in self.log], "turn_start": self.turn_start,
+                "version": self.version, "rng": self.rng.bit_generator.state}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], build_agents: bool = False) -> Match:
+        """The match ``to_record`` described, replayed move by move (each move checked)."""
+        match = cls(record["game"], record["seats"], seed=record["seed"], options=record["options"],
+                    build_agents=build_agents)
+        for seat, action in record["moves"]:
+            if not match.state.is_chance_node() and match.state.current_player != seat:
+                raise ValueError(f"move {action} is recorded for seat {seat}, but seat "
+                                 f"{match.state.current_player} is to move")
+            if match.over() or not match.state.is_legal(int(action)):
+                raise ValueError(f"recorded move {action} is not legal after {match.plies} plies")
+            match._apply(int(action), seat)
+        match.turn_start = int(record["turn_start"])
+        match.version = int(record["version"])
+        match.rng.bit_generator.state = record["rng"]
+        return match

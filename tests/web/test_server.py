@@ -167,8 +167,9 @@ def test_serve_command_binds_to_this_machine_and_checks_its_files(tmp_path, caps
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000 and args.results == []
-    assert main(["serve", "--results", str(tmp_path / "missing.sqlite")]) == 2
-    assert "no results file" in capsys.readouterr().err
+    assert main(["serve", "--results", str(tmp_path / "missing.sqlite"), "--games", str(tmp_path / "g.sqlite")]) == 2
+    assert "no results file" in capsys.readouterr().err and not (tmp_path / "g.sqlite").exists()
+    assert main(["serve", "--move-seconds", "0"]) == 2 and "--move-seconds" in capsys.readouterr().err
 
 
 def test_dice_wars_replay_marks_the_last_battle(tmp_path):
@@ -233,3 +234,37 @@ def test_othello_pass_is_clicked_on_its_bar(client):
     v = client.post(f"/api/games/{game_id}/click", json={"version": v["version"], "value": 64}).json()
     assert v["log"][-1] == f"{('black', 'white')[seat]} (human) played pass"
     assert match.state.current_player == 1 - seat and 'data-cell="64"' not in v["svg"]
+
+
+def test_a_game_goes_on_where_it_was_after_a_restart(tmp_path):
+    path = tmp_path / "games.sqlite"
+    with TestClient(create_app(games=path), base_url=LOCAL) as client:
+        game_id = new(client, "backgammon", ["human", "random"], seed=5)
+        v = view(client, game_id)
+        while not v["human_to_move"]:
+            v = client.post(f"/api/games/{game_id}/step", json={"version": v["version"]}).json()
+        first = v["legal"][0]["action"]
+        v = client.post(f"/api/games/{game_id}/move", json={"version": v["version"], "action": first}).json()
+        before = view(client, game_id)
+    with TestClient(create_app(games=path), base_url=LOCAL) as client:  # a new server, the same file
+        after = view(client, game_id)
+        assert after == before and client.get(f"/play/{game_id}").status_code == 200
+        undone = client.post(f"/api/games/{game_id}/undo", json={"version": after["version"]})
+        assert undone.status_code == 200 and undone.json()["ply"] == before["ply"] - 1
+
+
+def test_agents_think_in_worker_processes_and_a_long_search_is_cut(tmp_path):
+    app = create_app(move_workers=1, move_seconds=3, limits={"depth": 30})
+    with TestClient(app, base_url=LOCAL) as client:
+        quick = new(client, "othello", ["random", "human"], seed=0)
+        v = client.post(f"/api/games/{quick}/step", json={"version": 0}).json()
+        assert v["ply"] == 1 and v["human_to_move"]
+        assert not app.state.moves.agents  # built in the worker, not in the server's process
+        slow = new(client, "othello", ["alphabeta:depth=30", "human"], seed=0)
+        cut = client.post(f"/api/games/{slow}/step", json={"version": 0})
+        assert cut.status_code == 503 and "did not move within 3 s" in cut.json()["error"]
+        assert view(client, slow)["ply"] == 0  # unchanged
+        again = client.post(f"/api/games/{quick}/hint", json={"version": v["version"]})  # a fresh worker answers
+        assert again.status_code == 200 and again.json()["hint"]["action"] in [m["action"] for m in v["legal"]]
+        wrong = client.post("/api/games", json={"game": "othello", "seats": ["alphabeta:depth=x", "human"]})
+        assert wrong.status_code == 400 and "depth" in wrong.json()["error"]
