@@ -367,7 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="game option, e.g. --option num_players=4 (repeatable)")
     t.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where games run: local worker processes, or a Ray cluster (extra 'ray')")
+                   help="where games run: local worker processes, or a Ray cluster (extra 'ray'; RAY_ADDRESS, "
+                   "else a local instance that ends with this process)")
     t.add_argument("--clock", metavar="START+INC",
                    help="time budget per agent and game, e.g. 10+0.25: 10 s, plus 0.25 s a decision; "
                    "over it, the game's rule applies (Dice Wars: the turn ends; others: forfeit)")
