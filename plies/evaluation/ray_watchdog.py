@@ -2,8 +2,8 @@
 
 ``ray.init()`` starts a local instance (gcs_server, raylet, its agents and workers). Ray ties
 the processes it spawns itself to their parent (Linux: ``PR_SET_PDEATHSIG``), but the
-raylet's own children are not: killed with SIGKILL, a tournament left the dashboard and
-runtime-env agents running for about a minute, and where Ray's fate-sharing is off, everything.
+raylet's own children are not: killed with SIGKILL, a tournament (Ray 2.60) left the
+dashboard and runtime-env agents running for about a minute.
 So when plies starts Ray itself, it also starts this file as a small process
 (``python -I ray_watchdog.py PARENT ROOT...``) that every ``POLL_SECONDS`` notes the processes
 Ray started and their descendants (Linux: read from /proc), and kills them (SIGTERM, then
@@ -13,7 +13,7 @@ all gone (``ray.shutdown()``). A Ray that the user started, or a cluster that ``
 connects to (``RAY_ADDRESS``), is left alone.
 
 This file imports only the standard library: the watchdog runs it by path, not as a module of
-plies, so it starts in a few milliseconds and needs nothing importable.
+plies, so it starts fast (no numpy, no numba) and needs nothing importable.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def start_ray(workers: int) -> Any:
 
 def start_watchdog(parent: int, roots: list[int]) -> subprocess.Popen | None:
     """Start the watchdog over ``roots`` and their descendants, ending them when ``parent``
-    (this process) is gone. Only where /proc lists processes (Linux); elsewhere ``None``."""
-    if not os.path.isdir("/proc/self"):
+    (this process) is gone. Only where /proc lists processes (Linux) and Python knows its own
+    interpreter; elsewhere ``None``."""
+    if not os.path.isdir("/proc/self") or not sys.executable:
         return None
     # -I: the standard library only; neither the working folder nor PYTHONPATH can shadow it
     process = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__), str(parent), *map(str, roots)],
@@ -154,8 +155,10 @@ def watch(parent: int, roots: list[int]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    # Ctrl-C at the terminal reaches the whole process group; it is the parent's to act on
+    # Ctrl-C, or the terminal closing, reaches the whole process group: the parent acts on it,
+    # and the watchdog must still be there to clean up if that ends the parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     parent, *roots = map(int, argv)
     watch(parent, roots)
 
