@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from plies.agents.specs import available_agents, describe
+from plies.agents.specs import UntrustedSpecError, available_agents, check_untrusted, describe
 from plies.agents.specs import make as make_agent
 from plies.games.registry import DEMO_GAME, game_ids, get_game
 
@@ -51,7 +51,7 @@ def _fill_from_results(args: argparse.Namespace) -> None:
     if args.game is None:
         args.game = stored["game"]
     if args.agents is None:
-        args.agents = list(stored["agents"])
+        args.agents = _stored_agents(stored["agents"], args.results)
     if args.games is None:
         args.games = stored["games"]
     if args.seed is None:
@@ -64,6 +64,21 @@ def _fill_from_results(args: argparse.Namespace) -> None:
         args.clock = "{}+{}".format(*stored["clock"])
     if not args.option:
         args.stored_options = dict(stored.get("options") or {})
+
+
+def _stored_agents(specs: object, path: str) -> list[str]:
+    """The agent specs a results file holds, refused when one would import code or name a file: a
+    shared or edited file must not run anything (specs typed with --agents are the user's own)."""
+    if not isinstance(specs, list) or not all(isinstance(spec, str) for spec in specs):
+        raise ValueError(f"{path}: its stored agents are not a list of agent specs ({specs!r})")
+    for spec in specs:
+        try:
+            check_untrusted(spec, f"the results file {path}")
+        except UntrustedSpecError as err:
+            raise UntrustedSpecError(
+                f"{err}. If you trust the file, give its agents on the command line instead: --agents "
+                "SPEC SPEC ... (they must match the ones it stores)") from None
+    return list(specs)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -364,14 +379,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--results", help="SQLite file that stores every game as it finishes")
     t.add_argument("--resume", action="store_true",
                    help="continue the tournament stored in --results (the file holds its options: "
-                   "`plies tournament --results FILE --resume` is enough)")
+                   "`plies tournament --results FILE --resume` is enough; its agents must be shipped "
+                   "ones with plain parameters, else give them with --agents)")
     t.add_argument("--opening-plies", type=int, default=None,
                    help="random plies at the start of each game pair, so deterministic agents meet varied positions")
     t.add_argument("--focus", help="N-player games: this agent plays every game, opponents drawn from the others")
     t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="game option, e.g. --option num_players=4 (repeatable)")
     t.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where games run: local worker processes, or a Ray cluster (extra 'ray')")
+                   help="where games run: local worker processes, or a Ray cluster (extra 'ray'; RAY_ADDRESS, "
+                   "else a local instance that ends with this process)")
     t.add_argument("--clock", metavar="START+INC",
                    help="time budget per agent and game, e.g. 10+0.25: 10 s, plus 0.25 s a decision; "
                    "over it, the game's rule applies (Dice Wars: the turn ends; others: forfeit)")

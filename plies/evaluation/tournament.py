@@ -271,7 +271,8 @@ def play_games(
 
     ``backend="process"`` uses worker processes on this machine (``workers <= 1``: this
     process); ``"ray"`` sends games to a Ray cluster (``ray.init()`` is called if needed, so a
-    local instance starts when no cluster is configured). Workers import plies once and keep
+    local instance starts when no cluster is configured, and ends with this process even when
+    it is killed: plies.evaluation.ray_watchdog). Workers import plies once and keep
     the compiled searches loaded between games. Tournaments and self-play both use this.
     """
     if backend not in BACKENDS:
@@ -306,12 +307,9 @@ def play_games(
 
 
 def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameRecord]:
-    try:
-        import ray
-    except ImportError as err:
-        raise ImportError('the ray backend needs Ray: pip install "plies[ray]"') from err
-    if not ray.is_initialized():
-        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+    from plies.evaluation.ray_watchdog import start_ray
+
+    ray = start_ray(workers)
     entries = picklable_registry()
     remote_play = ray.remote(_play_with_registry)
     queue = iter(games)

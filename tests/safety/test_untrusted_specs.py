@@ -1,10 +1,13 @@
-"""Specs from files are checked before anything is imported: a shared ladder file cannot run code."""
+"""Specs from files are checked before anything is imported: a shared ladder or results file
+cannot run code."""
 
 import json
 
 import pytest
 
 from plies.agents.specs import UntrustedSpecError, check_untrusted, make
+from plies.cli import main
+from plies.evaluation import ResultStore, TournamentConfig
 from plies.evaluation.rating import Ladder, ladder_path, renamed_spec
 
 
@@ -25,6 +28,34 @@ def test_a_ladder_file_with_an_importing_spec_runs_nothing(tmp_path, monkeypatch
     with pytest.raises(UntrustedSpecError, match="names a file"):
         Ladder.load(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shared_ladder.json"]
+
+
+def _results_file(tmp_path, *agents):
+    """A results file of a tournament between ``agents``, written directly (nothing is played)."""
+    path = tmp_path / "shared_results.sqlite"
+    ResultStore(path, TournamentConfig("tictactoe", agents, 2).as_dict(), resume=False).close()
+    return path
+
+
+@pytest.mark.parametrize("spec, message", [("os:system:command=touch PWNED", "would import code"),
+                                           ("alphabeta:depth=1,table=written.npz", "names a file")])
+def test_resuming_a_results_file_with_an_importing_spec_runs_nothing(tmp_path, monkeypatch, capsys, spec, message):
+    monkeypatch.chdir(tmp_path)
+    path = _results_file(tmp_path, "random", spec)
+    assert main(["tournament", "--results", str(path), "--resume", "--workers", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"the results file {path}" in err and message in err
+    assert "give its agents on the command line instead: --agents" in err
+    made = [p.name for p in tmp_path.iterdir() if not p.name.startswith("shared_results.sqlite")]
+    assert made == []  # no PWNED, no table file
+
+
+def test_resuming_a_results_file_of_plain_specs_plays_its_tournament(tmp_path, capsys):
+    path = _results_file(tmp_path, "random", "alphabeta:depth=1")
+    assert main(["tournament", "--results", str(path), "--resume", "--workers", "1", "--quiet"]) == 0
+    assert "alphabeta:depth=1" in capsys.readouterr().out
+    assert main(["report", str(path)]) == 0
+    assert "tictactoe: 2 games stored" in capsys.readouterr().out
 
 
 def test_the_shipped_ladders_pass_the_check():
