@@ -23,7 +23,7 @@ from plies.games.state import GameState
 MOVE_SECONDS = 60.0
 """The longest an agent may think about one move in the server (``plies serve --move-seconds``)."""
 CHECK_SECONDS = 60.0  # building an agent (loading its network) is not a move: it has its own allowance
-AGENTS_PER_WORKER = 64  # agents kept between moves (a search's tables, a loaded network)
+AGENTS_PER_WORKER = 8  # agents kept between moves: a search's tables take 5-15 MB each
 
 
 class MoveTimeout(RuntimeError):

@@ -15,7 +15,7 @@ from benchmarks.web_load import BAD_KINDS, run_load  # noqa: E402
 def test_a_small_load_with_a_crash_in_the_middle(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # where a command run by a request would leave its file
     figures = run_load(clients=4, games=24, searches=1, actions_per_game=10, seed=3, restart=True,
-                       workers=2, folder=tmp_path)
+                       workers=2, folder=tmp_path, probe_seconds=2)
     assert figures["server_errors"] == [] and not any(code >= 500 for code in figures["statuses"])
     assert set(figures["refused"]) == set(BAD_KINDS) and figures["wrong_refusals"] == []
     assert figures["games_created"] == 24 and figures["lost"] == {}

@@ -5,6 +5,7 @@ drawn as an arrow. Maps given only as adjacency are drawn as a ring of discs."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -62,17 +63,32 @@ def svg(state: Any, last_battle: tuple[int, int] | None = None, selected: int | 
 
 
 def _hexes(state: Any, cells: np.ndarray) -> tuple[dict[int, tuple[float, float]], list[str], float, float]:
-    rows, cols = cells.shape
+    outlines, borders, centres, width, height = _map_shapes(cells.tobytes(), cells.shape, cells.dtype.str, state.num_areas)
     owners = state.owners
+    body = []
+    for a, outline in enumerate(outlines):
+        colour = COLORS[int(owners[a]) % len(COLORS)]
+        body.append(f'<path d="{outline}" fill="{colour}" stroke="{colour}" stroke-width="0.6" '
+                    f'class="area" data-area="{a}"/>')
+    body.append(borders)
+    return dict(centres), body, width, height
+
+
+@functools.lru_cache(maxsize=64)
+def _map_shapes(cells_bytes: bytes, shape: tuple[int, int], dtype: str, num_areas: int) -> tuple[
+        tuple[str, ...], str, tuple[tuple[int, tuple[float, float]], ...], float, float]:
+    """The drawing of a map that does not change during a game (the areas' outlines, the borders
+    between areas, a centre per area), computed once per map: only the colours change."""
+    cells = np.frombuffer(cells_bytes, dtype=dtype).reshape(shape)
+    rows, cols = shape
 
     def centre(r: int, c: int) -> tuple[float, float]:
         return HEX_W * (c + 0.5 * (r % 2)) + HEX_W / 2 + 4, 1.5 * RADIUS * r + RADIUS + 4
 
-    body = []
+    outlines = []
     borders = []
     sums: dict[int, list[tuple[float, float]]] = {}
-    for a in range(state.num_areas):
-        colour = COLORS[int(owners[a]) % len(COLORS)]
+    for a in range(num_areas):
         polygons = []
         for r, c in zip(*np.nonzero(cells == a)):
             x, y = centre(int(r), int(c))
@@ -84,17 +100,16 @@ def _hexes(state: Any, cells: np.ndarray) -> tuple[dict[int, tuple[float, float]
                 if not inside or cells[rr, cc] != a:
                     (ax, ay), (bx, by) = _CORNERS[k], _CORNERS[(k + 1) % 6]
                     borders.append(f"M{x + ax:.1f},{y + ay:.1f}L{x + bx:.1f},{y + by:.1f}")
-        body.append(f'<path d="{"".join(polygons)}" fill="{colour}" stroke="{colour}" stroke-width="0.6" '
-                    f'class="area" data-area="{a}"/>')
-    body.append(f'<path d="{"".join(borders)}" stroke="#202020" stroke-width="2" fill="none" '
-                'stroke-linecap="round" pointer-events="none"/>')
-    centres = {}
+        outlines.append("".join(polygons))
+    border_path = (f'<path d="{"".join(borders)}" stroke="#202020" stroke-width="2" fill="none" '
+                   'stroke-linecap="round" pointer-events="none"/>')
+    centres = []
     for a, points in sums.items():
         mx, my = np.mean(points, axis=0)
-        centres[a] = min(points, key=lambda p: (p[0] - mx) ** 2 + (p[1] - my) ** 2)
+        centres.append((a, min(points, key=lambda p: (p[0] - mx) ** 2 + (p[1] - my) ** 2)))
     width = HEX_W * (cols + 0.5) + 8
     height = 1.5 * RADIUS * (rows - 1) + 2 * RADIUS + 8
-    return centres, body, width, height
+    return tuple(outlines), border_path, tuple(centres), width, height
 
 
 def _graph(state: Any) -> tuple[dict[int, tuple[float, float]], list[str], float, float]:
