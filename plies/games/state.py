@@ -7,7 +7,6 @@ A game's ``state.py`` subclasses it and declares ``GAME = Game(...)`` with the s
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -36,7 +35,9 @@ class GameState:
     """
 
     game: ClassVar[Game]
-    __slots__ = ("_s", "_actions", "_undo_rows", "_buffers", "_player", "_legal", "_width")
+    __slots__ = ("_s", "_actions", "_undo_rows", "_shared", "_buffers", "_player", "_legal", "_width")
+    # the slots a clone takes as they are (the three above that it copies excepted)
+    _kept_slots: ClassVar[tuple[str, ...]] = ("_buffers", "_player", "_legal", "_width")
 
     # the kernels, bound once per game class by ``bind_game``
     _legal_fn: ClassVar[Callable]
@@ -46,6 +47,9 @@ class GameState:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own = tuple(slot for klass in cls.__mro__[:-1] if klass is not GameState
+                    for slot in klass.__dict__.get("__slots__", ()))
+        cls._kept_slots = GameState._kept_slots + own
         # states built by writing into the array must not keep a stale cache
         for name in ("from_string", "initial"):
             if name in cls.__dict__:
@@ -86,6 +90,7 @@ class GameState:
         self._s = np.ascontiguousarray(array, dtype=np.int64)
         self._actions: list[int] = []
         self._undo_rows: list[np.ndarray] = []
+        self._shared = 0  # undo rows below this index may be shared with clones: copy before writing
         self._width = self.max_legal_actions
         self._buffers = _buffers_for(type(self), self._width)
         self._player: int | None = None  # cached state[0]
@@ -186,6 +191,8 @@ class GameState:
         rows = self._undo_rows
         if n == len(rows):  # grow geometrically: short games allocate little
             rows.extend(np.zeros((max(8, n), max(1, self.game.undo_size)), np.int64))
+        elif n < self._shared:  # the row may be a clone's too: write into a row of our own
+            rows[n] = np.empty_like(rows[n])
         step = self._step_fn
         if step is None:
             self._apply_fn(self._s, action, rows[n])
@@ -220,21 +227,24 @@ class GameState:
         return out
 
     def clone(self) -> GameState:
-        other = copy.copy(self)
+        """An independent copy (its own history, which it can undo). The undo rows of the
+        history are shared, copy on write, so a clone costs about as much as its array."""
+        cls = type(self)
+        other = cls.__new__(cls)
+        for slot in cls._kept_slots:
+            setattr(other, slot, getattr(self, slot))
         other._s = self._s.copy()
-        other._actions = list(self._actions)
-        other._undo_rows = [row.copy() for row in self._undo_rows[: len(self._actions)]]
-        other._buffers = self._buffers
+        actions = self._actions
+        n = len(actions)
+        other._actions = actions.copy()
+        other._undo_rows = self._undo_rows[:n]
+        other._shared = n
+        if n > self._shared:
+            self._shared = n
         return other
 
     def __copy__(self) -> GameState:
-        cls = type(self)
-        other = cls.__new__(cls)
-        for klass in cls.__mro__:
-            for slot in getattr(klass, "__slots__", ()):
-                if hasattr(self, slot):
-                    setattr(other, slot, getattr(self, slot))
-        return other
+        return self.clone()
 
     def __deepcopy__(self, memo: dict) -> GameState:
         return self.clone()
@@ -243,7 +253,7 @@ class GameState:
         state = {}
         for klass in type(self).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot not in ("_buffers", "_legal", "_player", "_width") and hasattr(self, slot):
+                if slot not in ("_buffers", "_legal", "_player", "_width", "_shared") and hasattr(self, slot):
                     state[slot] = getattr(self, slot)
         state["_undo_rows"] = self._undo_rows[: len(self._actions)]
         return state
@@ -252,6 +262,7 @@ class GameState:
         for key, value in state.items():
             setattr(self, key, value)
         self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
+        self._shared = 0
         self._width = self.max_legal_actions
         self._buffers = _buffers_for(type(self), self._width)
         self._player = self._legal = None
