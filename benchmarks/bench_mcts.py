@@ -1,4 +1,5 @@
-"""MCTS simulations per second: plies' compiled UCT against OpenSpiel's C++ MCTSBot, one run.
+"""MCTS simulations per second: plies' compiled UCT and the users' example (a PUCT written in
+examples/compiled_puct.py over the same kernels) against OpenSpiel's C++ MCTSBot, one run.
 
 Both search from the initial position with uniformly random rollouts (one rollout per leaf)
 and the same exploration constant. python benchmarks/bench_mcts.py [--simulations 20000]
@@ -34,6 +35,18 @@ def plies_rate(game: str, simulations: int, repeats: int) -> float:
     return simulations * repeats / (time.perf_counter() - start)
 
 
+def example_rate(game: str, simulations: int, repeats: int) -> float:
+    from examples.compiled_puct import PUCTAgent
+
+    agent = PUCTAgent(simulations)
+    state = new_state(game)
+    agent.visit_counts(state)  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        agent.visit_counts(state)
+    return simulations * repeats / (time.perf_counter() - start)
+
+
 def openspiel_rate(game: str, simulations: int, repeats: int) -> float:
     spiel_game = pyspiel.load_game(game)
     evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
@@ -56,6 +69,7 @@ def main() -> None:
     for game, spiel_name in GAMES.items():
         rows = [
             ("plies mcts", plies_rate(game, args.simulations, args.repeats)),
+            ("users' PUCT example", example_rate(game, args.simulations, args.repeats)),
             ("OpenSpiel MCTSBot (C++)", openspiel_rate(spiel_name, args.simulations, args.repeats)),
         ]
         print(report(f"{game}: MCTS from the start", rows, "OpenSpiel MCTSBot (C++)", "simulations/s"), "\n")
