@@ -25,26 +25,25 @@ from plies.games.registry import new_state
 GAMES = {"tictactoe": "tic_tac_toe", "connect_four": "connect_four"}
 
 
-def plies_rate(game: str, simulations: int, repeats: int) -> float:
-    agent = make(f"mcts:simulations={simulations}", seed=0)
-    state = new_state(game)
-    agent.visit_counts(state)  # warm-up
+def searches_per_second(search, state, simulations: int, repeats: int) -> float:
+    """Simulations per second of ``search(state)`` (one call warms up: numba compiles)."""
+    search(state)
     start = time.perf_counter()
     for _ in range(repeats):
-        agent.visit_counts(state)
+        search(state)
     return simulations * repeats / (time.perf_counter() - start)
+
+
+def plies_rate(game: str, simulations: int, repeats: int) -> float:
+    agent = make(f"mcts:simulations={simulations}", seed=0)
+    return searches_per_second(agent.visit_counts, new_state(game), simulations, repeats)
 
 
 def example_rate(game: str, simulations: int, repeats: int) -> float:
     from examples.compiled_puct import PUCTAgent
 
     agent = PUCTAgent(simulations)
-    state = new_state(game)
-    agent.visit_counts(state)  # warm-up
-    start = time.perf_counter()
-    for _ in range(repeats):
-        agent.visit_counts(state)
-    return simulations * repeats / (time.perf_counter() - start)
+    return searches_per_second(agent.visit_counts, new_state(game), simulations, repeats)
 
 
 def openspiel_rate(game: str, simulations: int, repeats: int) -> float:
