@@ -10,7 +10,8 @@
   borne off, side on roll), one hidden layer of sigmoids, outputs P(win), P(gammon win),
   P(gammon loss) of the side that rolls next.
 - ``NetEvaluator(model)``: the ``Evaluator`` for any of them (CPU or CUDA): a batch of states is
-  encoded in compiled code and scored by ONE forward pass.
+  encoded in compiled code by the game's own encoder (``Game.encode``, in the game's
+  ``features.py``) and scored by ONE forward pass.
 - ``net_evaluator(game, path)``: the shipped weights (``plies/agents/weights/<game>_net.pt``)
   or a checkpoint, for the ``eval=net`` of search specs (``expectiminimax:depth=2,eval=net``).
 
@@ -24,14 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from plies.agents.evaluators import BatchEvaluator
 from plies.files import DamagedFileError, load_torch
 from plies.games.backgammon import features as bg_features
 from plies.games.backgammon import rules as bg_rules
-from plies.games.dice_wars import rules
-from plies.games.dice_wars.probabilities import ATTACK_WIN
+from plies.games.dice_wars import features as dw_features
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 NN_HINT = 'value networks need torch: pip install "plies[nn]"'
@@ -60,193 +59,6 @@ def shipped_names(game: str) -> list[str]:
     return names
 
 
-# ----- Dice Wars features ---------------------------------------------------------------------
-DW_MAX_PLAYERS = 8
-DW_AREA_FEATURES = 12 + DW_MAX_PLAYERS
-DW_PLAYER_FEATURES = 8 + DW_MAX_PLAYERS
-
-
-@njit(cache=True)
-def _dw_encode(states, max_areas, area, player, alive, owner_1h, adj_own, adj_enemy):
-    """Fills the feature arrays of a batch of Dice Wars states (rows zero padded at the end)."""
-    base = rules.AREAS
-    for b in range(states.shape[0]):
-        s = states[b]
-        n = s[rules.NUM_AREAS]
-        players = s[rules.NUM_PLAYERS]
-        width = s[rules.MAX_DEGREE]
-        turn = s[rules.TURN]
-        all_dice = 0
-        for a in range(n):
-            all_dice += s[base + n + a]
-        # the largest region of every seat, and which areas belong to it
-        in_best = np.zeros(n, np.int64)
-        label = np.empty(n, np.int64)
-        best_label = np.empty(DW_MAX_PLAYERS, np.int64)
-        best_size = np.empty(DW_MAX_PLAYERS, np.int64)
-        rules.label_regions(s, label, best_size, best_label)
-        for a in range(n):
-            if label[a] == best_label[s[base + a]]:
-                in_best[a] = 1
-        counts = np.zeros(DW_MAX_PLAYERS, np.int64)
-        dice_of = np.zeros(DW_MAX_PLAYERS, np.int64)
-        for a in range(n):
-            p = s[base + a]
-            d = s[base + n + a]
-            counts[p] += 1
-            dice_of[p] += d
-            deg = s[base + 2 * n + a]
-            enemies = 0
-            friends = 0
-            max_enemy = 0
-            best_attack = 0.0
-            for k in range(deg):
-                y = s[base + 3 * n + a * width + k]
-                dy = s[base + n + y]
-                if s[base + y] == p:
-                    friends += 1
-                    adj_own[b, a, y] = 1.0
-                else:
-                    enemies += 1
-                    adj_enemy[b, a, y] = 1.0
-                    if dy > max_enemy:
-                        max_enemy = dy
-                    if d > 1 and ATTACK_WIN[d, dy] > best_attack:
-                        best_attack = ATTACK_WIN[d, dy]
-            if friends > 0:
-                for y in range(n):
-                    adj_own[b, a, y] /= friends
-            if enemies > 0:
-                for y in range(n):
-                    adj_enemy[b, a, y] /= enemies
-            f = area[b, a]
-            f[0] = d / 8.0
-            f[1] = 1.0 if d == 8 else 0.0
-            f[2] = 1.0 if d == 1 else 0.0
-            f[3] = deg / 6.0
-            f[4] = enemies / 6.0
-            f[5] = friends / 6.0
-            f[6] = max_enemy / 8.0
-            f[7] = best_attack
-            f[8] = rules.hold_probability(s, a, p, d)
-            f[9] = in_best[a]
-            f[10] = 1.0 if enemies > 0 else 0.0
-            f[11] = 1.0 if p == turn else 0.0
-            f[12 + (p - turn) % players] = 1.0
-            owner_1h[b, a, p] = 1.0
-        to_place = s[rules.TO_PLACE] if s[rules.PHASE] == rules.PHASE_REINFORCE else 0
-        for p in range(players):
-            if counts[p] == 0:
-                continue
-            alive[b, p] = 1.0
-            g = player[b, p]
-            g[0] = counts[p] / n
-            g[1] = dice_of[p] / (8.0 * n)
-            g[2] = best_size[p] / n
-            g[3] = np.log(best_size[p] + 1.0) / np.log(n + 1.0)
-            g[4] = dice_of[p] / max(all_dice, 1)
-            g[5] = min(s[rules.RESERVE + p], 64) / 16.0
-            if p == turn:
-                g[6] = to_place / 16.0
-                g[7] = s[rules.ATTACKS] / 8.0
-            g[8 + (p - turn) % players] = 1.0
-
-
-def dw_encode(states: np.ndarray) -> dict[str, np.ndarray]:
-    """Feature arrays of a batch of Dice Wars states (rows of any int dtype, zero padded)."""
-    states = np.ascontiguousarray(states, np.int64)
-    b = states.shape[0]
-    a = int(states[:, rules.NUM_AREAS].max()) if b else 1
-    out = {
-        "area": np.zeros((b, a, DW_AREA_FEATURES), np.float32),
-        "player": np.zeros((b, DW_MAX_PLAYERS, DW_PLAYER_FEATURES), np.float32),
-        "alive": np.zeros((b, DW_MAX_PLAYERS), np.float32),
-        "owner": np.zeros((b, a, DW_MAX_PLAYERS), np.float32),
-        "adj_own": np.zeros((b, a, a), np.float32),
-        "adj_enemy": np.zeros((b, a, a), np.float32),
-    }
-    _dw_encode(states, a, out["area"], out["player"], out["alive"], out["owner"],
-               out["adj_own"], out["adj_enemy"])
-    return out
-
-
-@njit(cache=True)
-def _dw_resolve_battles(states, out, weights, parent):
-    """Rows of ``states`` with their pending battle resolved: two rows (won, lost) for a
-    battle, weighted by its odds; one row of weight 1 otherwise. Returns the row count."""
-    k = 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        if s[rules.PHASE] != rules.PHASE_BATTLE:
-            out[k] = s
-            weights[k] = 1.0
-            parent[k] = i
-            k += 1
-            continue
-        n = s[rules.NUM_AREAS]
-        src = s[rules.SOURCE]
-        tgt = s[rules.TARGET]
-        sd = s[rules.AREAS + n + src]
-        p = ATTACK_WIN[sd, s[rules.AREAS + n + tgt]]
-        for won in range(2):
-            row = out[k]
-            row[:] = s
-            row[0] = s[rules.TURN]
-            row[rules.PHASE] = rules.PHASE_MOVE
-            row[rules.AREAS + n + src] = 1
-            if won == 1:
-                row[rules.AREAS + tgt] = s[rules.TURN]
-                row[rules.AREAS + n + tgt] = sd - 1
-            weights[k] = p if won == 1 else 1.0 - p
-            parent[k] = i
-            k += 1
-    return k
-
-
-# ----- Backgammon features (TD-Gammon's) ------------------------------------------------------
-BG_INPUTS = 198
-
-
-@njit(cache=True)
-def _bg_encode(states, out, mover):
-    """TD-Gammon's 198 inputs, from the view of ``mover[b]``, the side that moves next: for
-    each side (mover first) and point 1..24 four units (1, 2, 3 checkers, (n - 3) / 2), bar / 2,
-    borne off / 15; then two units for the side on roll (always the first side here)."""
-    for b in range(states.shape[0]):
-        s = states[b]
-        me = mover[b]
-        k = 0
-        for side in range(2):
-            seat = me if side == 0 else 1 - me
-            base = bg_rules.BOARD + bg_rules.SIDE * seat
-            for i in range(1, 25):
-                c = s[base + i]
-                out[b, k] = 1.0 if c >= 1 else 0.0
-                out[b, k + 1] = 1.0 if c >= 2 else 0.0
-                out[b, k + 2] = 1.0 if c >= 3 else 0.0
-                out[b, k + 3] = (c - 3) / 2.0 if c > 3 else 0.0
-                k += 4
-            out[b, k] = s[base + bg_rules.BAR] / 2.0
-            out[b, k + 1] = s[base + bg_rules.OFF] / 15.0
-            k += 2
-        out[b, k] = 1.0
-        out[b, k + 1] = 0.0
-
-
-def bg_mover(states: np.ndarray) -> np.ndarray:
-    """The side that moves next in each backgammon state (the roller at a chance node)."""
-    player = states[:, bg_rules.PLAYER]
-    return np.where(player >= 0, player, states[:, bg_rules.ROLLER]).astype(np.int64)
-
-
-def bg_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.ndarray:
-    states = np.ascontiguousarray(states, np.int64)
-    mover = bg_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
-    out = np.zeros((states.shape[0], BG_INPUTS), np.float32)
-    _bg_encode(states, out, mover)
-    return out
-
-
 # ----- networks ----------------------------------------------------------------------------------
 class _LazyModule:
     """Builds the torch classes on first use, so importing this module needs no torch."""
@@ -273,12 +85,12 @@ def _build_classes() -> dict[str, type]:
         def __init__(self, hidden: int = 32, layers: int = 2) -> None:
             super().__init__()
             self.config = {"hidden": hidden, "layers": layers}
-            self.embed = nn.Linear(DW_AREA_FEATURES, hidden)
+            self.embed = nn.Linear(dw_features.AREA_FEATURES, hidden)
             self.own = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
             self.enemy = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
             self.update = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(layers))
             self.head = nn.Sequential(
-                nn.Linear(2 * hidden + DW_PLAYER_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+                nn.Linear(2 * hidden + dw_features.PLAYER_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, 1)
             )
 
         def forward(self, area, player, alive, owner, adj_own, adj_enemy):
@@ -295,7 +107,7 @@ def _build_classes() -> dict[str, type]:
             return torch.log_softmax(logits, -1)  # log P(seat wins), B x 8
 
         def tensors(self, states: np.ndarray, device) -> tuple:
-            feats = dw_encode(states)
+            feats = dw_features.encode(states)
             return tuple(torch.from_numpy(feats[k]).to(device) for k in
                          ("area", "player", "alive", "owner", "adj_own", "adj_enemy"))
 
@@ -306,7 +118,7 @@ def _build_classes() -> dict[str, type]:
             rows = np.empty((2 * len(states), states.shape[1]), np.int64)
             weights = np.empty(2 * len(states), np.float64)
             parent = np.empty(2 * len(states), np.int64)
-            k = _dw_resolve_battles(states, rows, weights, parent)
+            k = dw_features.resolve_battles(states, rows, weights, parent)
             with torch.no_grad():
                 logp = self(*self.tensors(rows[:k], device))
             p = logp.exp().cpu().numpy().astype(np.float64)[:, :num_players]
@@ -325,14 +137,14 @@ def _build_classes() -> dict[str, type]:
         def __init__(self, hidden: int = 80) -> None:
             super().__init__()
             self.config = {"hidden": hidden}
-            self.hidden = nn.Linear(BG_INPUTS, hidden)
+            self.hidden = nn.Linear(bg_features.TD_GAMMON_INPUTS, hidden)
             self.out = nn.Linear(hidden, 3)
 
         def forward(self, x):
             return torch.sigmoid(self.out(torch.sigmoid(self.hidden(x))))
 
         def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
-            return (torch.from_numpy(bg_encode(states, mover)).to(device),)
+            return (torch.from_numpy(bg_features.td_gammon_encode(states, mover)).to(device),)
 
         @staticmethod
         def equity(p, scoring: int):
@@ -344,7 +156,7 @@ def _build_classes() -> dict[str, type]:
 
         def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
             states = np.ascontiguousarray(states, np.int64)
-            mover = bg_mover(states)
+            mover = bg_features.next_mover(states)
             with torch.no_grad():
                 p = self(*self.tensors(states, device, mover)).cpu().numpy().astype(np.float64)
             scoring = states[:, bg_rules.SCORING]
@@ -392,7 +204,7 @@ def _build_classes() -> dict[str, type]:
 
         def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
             states = np.ascontiguousarray(states, np.int64)
-            mover = bg_mover(states)
+            mover = bg_features.next_mover(states)
             with torch.no_grad():
                 p = self(*self.tensors(states, device, mover)).cpu().numpy().astype(np.float64)
             eq = contact_race_equity(p, states[:, bg_rules.SCORING])

@@ -107,7 +107,8 @@ class Game:
     ``kernels``: legal_actions, apply_action, undo_action, returns, hash, chance_outcomes (the
     bundle every search takes); ``apply_and_list``: apply then list the legal actions;
     ``observe``: a seat's observation; ``afterstates``: end-of-turn positions (dice games);
-    ``canonical_hash``: one key for symmetric positions; ``batch_run``: the batched-env entry
+    ``canonical_hash``: one key for symmetric positions; ``encode``: a batch of state arrays
+    as a value network's input (compiled, batched; the game's ``features.py``); ``batch_run``: the batched-env entry
     (``plies.games.batching.run_batch`` bound to these kernels in the game's rules module, so
     numba compiles it once per game and caches it on disk).
 
@@ -156,6 +157,7 @@ class Game:
     afterstates: Callable | None = None
     max_afterstates: int = 4096
     canonical_hash: Callable | None = None
+    encode: Callable[..., Any] | None = None
     batch_starts: Callable[..., np.ndarray] = _starting_row
     draw: Callable[..., str] | None = None
     docs: str = ""

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from plies.agents.value_net import BackgammonNet, bg_encode, require_torch
+from plies.agents.value_net import BackgammonNet, require_torch
 from plies.games.backgammon import rules
+from plies.games.backgammon.features import td_gammon_encode
 from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
@@ -114,7 +115,7 @@ class SelfPlay:
                 s = rows[done[0]].copy()
                 break
             side = 1 - mover
-            x = bg_encode(rows, np.full(len(rows), side, np.int64))
+            x = td_gammon_encode(rows, np.full(len(rows), side, np.int64))
             with torch.no_grad():
                 p = self.model(torch.from_numpy(x)).numpy()
             # the mover wants the roller's equity lowest (gammons counted)

@@ -15,10 +15,10 @@ from plies.agents.value_net import (  # noqa: E402
     BackgammonNet,
     DiceWarsNet,
     NetEvaluator,
-    bg_encode,
     load_value_net,
 )
 from plies.games.backgammon import rules as bg_rules  # noqa: E402
+from plies.games.backgammon.features import td_gammon_encode  # noqa: E402
 from plies.games.backgammon.state import BackgammonState  # noqa: E402
 from plies.games.dice_wars import rules as dw_rules  # noqa: E402
 from plies.games.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
@@ -65,7 +65,7 @@ def test_backgammon_one_ply_values_are_the_nets_values_of_the_afterstates():
     assert use_turns and len(seen) == 1
     rows, _ = state.afterstates()
     mover = state.current_player
-    x = bg_encode(rows, np.full(len(rows), 1 - mover))
+    x = td_gammon_encode(rows, np.full(len(rows), 1 - mover))
     with torch.no_grad():
         p = model(torch.from_numpy(x)).numpy()
     expected = -(2.0 * p[:, 0] - 1.0)  # the roller's equity, turned to the mover's view
@@ -115,7 +115,7 @@ def test_pending_battle_is_the_expectation_over_its_outcomes():
 
 def test_td_gammon_inputs_decode_to_the_board():
     state = bg_position(0)
-    x = bg_encode(state.array[None])[0]
+    x = td_gammon_encode(state.array[None])[0]
     mover = state.current_player
     for side, seat in enumerate((mover, 1 - mover)):
         units = x[side * 98: side * 98 + 96].reshape(24, 4)
@@ -246,3 +246,23 @@ def test_generic_agent_filters_a_network_search_by_a_heuristic():
     assert action in state.legal_actions().tolist()
     assert len(seen) == 1  # still one forward pass, over fewer leaves
     assert 0 < filtered.stats[2] < full.stats[2]
+
+
+def test_the_games_declare_the_encoders_their_networks_read():
+    from plies.games.registry import game_ids, get_game
+
+    declared = {g: get_game(g).encode for g in game_ids() if get_game(g).encode is not None}
+    assert set(declared) == {"backgammon", "dice_wars"}
+    for game, encode in declared.items():
+        state, rng, rows = get_game(game).new_state(4), np.random.default_rng(4), []
+        while len(rows) < 3:  # three positions of one game (one map)
+            rows.append(state.array.copy())
+            state.apply(sample_chance(state, rng) if state.is_chance_node() else int(rng.choice(state.legal_actions())))
+        states = np.stack(rows)
+        model = value_net.build({"backgammon": "backgammon_contact_race", "dice_wars": "dice_wars_net"}[game], {})
+        encoded = encode(states)
+        arrays = list(encoded.values()) if isinstance(encoded, dict) else list(encoded)
+        tensors = model.tensors(states, "cpu")
+        assert len(arrays) == len(tensors)
+        for array, tensor in zip(arrays, tensors):  # the network reads exactly the declared encoding
+            assert np.array_equal(array, tensor.numpy()) and len(array) == 3

@@ -318,3 +318,42 @@ def encode(states: np.ndarray, mover: np.ndarray | None = None) -> tuple[np.ndar
     classes = np.zeros(len(states), np.int64)
     encode_into(states, mover, out, classes)
     return out, classes
+
+
+# ----- TD-Gammon's inputs (the earlier network, eval=td80) ----------------------------------
+TD_GAMMON_INPUTS = 198
+
+
+@njit(cache=True)
+def td_gammon_into(states, out, mover):
+    """TD-Gammon's 198 inputs, from the view of ``mover[b]``, the side that moves next: for
+    each side (mover first) and point 1..24 four units (1, 2, 3 checkers, (n - 3) / 2), bar / 2,
+    borne off / 15; then two units for the side on roll (always the first side here)."""
+    for b in range(states.shape[0]):
+        s = states[b]
+        me = mover[b]
+        k = 0
+        for side in range(2):
+            seat = me if side == 0 else 1 - me
+            base = rules.BOARD + rules.SIDE * seat
+            for i in range(1, 25):
+                c = s[base + i]
+                out[b, k] = 1.0 if c >= 1 else 0.0
+                out[b, k + 1] = 1.0 if c >= 2 else 0.0
+                out[b, k + 2] = 1.0 if c >= 3 else 0.0
+                out[b, k + 3] = (c - 3) / 2.0 if c > 3 else 0.0
+                k += 4
+            out[b, k] = s[base + rules.BAR] / 2.0
+            out[b, k + 1] = s[base + rules.OFF] / 15.0
+            k += 2
+        out[b, k] = 1.0
+        out[b, k + 1] = 0.0
+
+
+def td_gammon_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.ndarray:
+    """TD-Gammon's 198 inputs of a batch (the ``eval=td80`` network's), from ``mover``'s view."""
+    states = np.ascontiguousarray(states, np.int64)
+    mover = next_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
+    out = np.zeros((states.shape[0], TD_GAMMON_INPUTS), np.float32)
+    td_gammon_into(states, out, mover)
+    return out

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from plies.games import batching
-from plies.games.backgammon import drawing, rules
+from plies.games.backgammon import drawing, features, rules
 from plies.games.game import Game
 from plies.games.kernels import CHANCE, TERMINAL, Heuristic, check_options
 from plies.games.state import GameState
@@ -390,6 +390,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 
 GAME = Game(
+    encode=features.encode,
     id="backgammon",
     title="Backgammon",
     state_class=BackgammonState,

@@ -13,7 +13,7 @@ from numba import njit
 
 from plies.files import DamagedFileError
 from plies.games import batching
-from plies.games.dice_wars import drawing, rules
+from plies.games.dice_wars import drawing, features, rules
 from plies.games.dice_wars.maps import (
     DEFAULT_AREAS,
     DEFAULT_COLS,
@@ -477,6 +477,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 
 GAME = Game(
+    encode=features.encode,
     id="dice_wars",
     title="Dice Wars",
     state_class=DiceWarsState,
