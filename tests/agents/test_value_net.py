@@ -175,7 +175,7 @@ def test_shipped_dice_wars_net_favours_the_seat_that_owns_the_map():
     assert p[2] > 0.8 and p.argmax() == 2
 
 
-@pytest.mark.parametrize("name", ["net", "td80"])
+@pytest.mark.parametrize("name", ["net", "cr400k", "td80"])
 def test_shipped_backgammon_net_knows_a_won_race(name):
     path = value_net.shipped_weights("backgammon", name)
     if not path.exists():
@@ -194,7 +194,7 @@ def test_shipped_backgammon_net_knows_a_won_race(name):
 
 
 def test_earlier_shipped_networks_are_named_in_specs():
-    assert "td80" in value_net.shipped_names("backgammon")
+    assert {"td80", "cr400k"} <= set(value_net.shipped_names("backgammon"))
     state = BackgammonState()
     agent = ExpectiminimaxAgent(depth=1, eval="td80")
     state.apply(sample_chance(state, np.random.default_rng(0)))
