@@ -298,8 +298,16 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from plies.training import TRAINERS
 
-    module, _, function = TRAINERS[args.game].partition(":")
-    return getattr(importlib.import_module(module), function)(args.options)
+    if args.game in TRAINERS:
+        module, _, function = TRAINERS[args.game].partition(":")
+        return getattr(importlib.import_module(module), function)(args.options)
+    from plies.games.registry import game_ids
+    from plies.training import engine
+
+    if args.game not in game_ids():
+        print(f"plies train: no game {args.game!r}; games: {', '.join(game_ids())}", file=sys.stderr)
+        return 2
+    return engine.main([args.game, *args.options])
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -447,10 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",
                         description="backgammon: TD(lambda) self-play; dice_wars: supervised fitting on "
-                        "self-play games. `plies train GAME --help` lists the options of each.")
-    from plies.training import TRAINERS
-
-    tr.add_argument("game", choices=tuple(TRAINERS), help="the game whose network to train")
+                        "self-play games; every other game (a user's too) that declares net_value: the "
+                        "training engine (plies/training/engine.py). `plies train GAME --help` lists "
+                        "the options of each.")
+    tr.add_argument("game", help="the game whose network to train (plies games lists them)")
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)
 

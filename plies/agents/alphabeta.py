@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range, uniform_policy
+from plies.agents.evaluator_specs import NetworkWeights, check_eval_spec, compiled_network, names_network
 from plies.agents.transposition import BEST, DEPTH, EXACT, FLAG, GENERATION, LOWER, UPPER, TranspositionTable
 from plies.games.kernels import (
     EVAL_SIG,
@@ -233,10 +234,14 @@ class SearchResult:
 
 
 def resolve_evaluator(state: GameState, eval_name: str):
-    """The heuristic kernel named ``eval_name`` (``""``: the game's default; ``none``: zero)."""
+    """The heuristic kernel named ``eval_name`` (``""``: the game's default; ``none``: zero), or
+    a network's compiled kernel (``net``, a shipped network's name, ``<file>.pt``)."""
     info = state.game
     if eval_name in ("none", "zero") or (not eval_name and not info.default_heuristic):
         return zero_evaluation, None
+    if eval_name and info.net_value is not None and names_network(state, eval_name):
+        weights = NetworkWeights(compiled_network(state, eval_name))
+        return weights.kernel, weights
     name = eval_name or info.default_heuristic
     if name not in info.heuristics:
         raise ValueError(
@@ -400,6 +405,7 @@ class AlphaBetaAgent(BaseAgent):
         super().__init__(seed, name)
         if depth < 1:
             raise ValueError(f"alphabeta depth must be >= 1, got {depth}")
+        check_eval_spec(eval)
         self.depth = depth
         self.time_limit = time_limit
         self.table_path = table

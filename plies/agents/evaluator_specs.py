@@ -4,10 +4,45 @@ neither module imports the other."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
-from plies.agents.value_net import net_evaluator, shipped_names
+from plies.agents.value_net import compiled_net_params, net_evaluator, shipped_names
 from plies.files import load_torch
 from plies.games.state import GameState
+from plies.games.value_kernels import check_flat_params
+
+
+def names_network(state: GameState, name: str) -> bool:
+    """Whether ``eval=name`` means a network of this game (a file or a shipped name)."""
+    return name.endswith(".pt") or (name not in state.game.heuristics and name in shipped_names(state.game.id))
+
+
+def compiled_network(state: GameState, name: str) -> HeuristicEvaluator:
+    """A network of a game that declares ``Game.net_value``, as a compiled evaluation: its
+    kernel with the network's weights as parameters, checked against the game's encoder for
+    this state (the kernel reads them without bounds checks)."""
+    game = state.game
+    path = name if name.endswith(".pt") else None
+    params = compiled_net_params(game.id, path, name if path is None else "net")
+    inputs = int(game.encode(state.array[None]).shape[1])
+    check_flat_params(params, inputs, f"the {game.id} network {name!r}")
+    return HeuristicEvaluator(game.net_value, params, name)
+
+
+class NetworkWeights:
+    """A compiled network in the place of a heuristic (``kernel``, ``params``): what
+    alpha-beta reads for ``eval=net``; its weights take no overrides."""
+
+    def __init__(self, evaluator: HeuristicEvaluator) -> None:
+        self.kernel = evaluator.kernel
+        self.name = evaluator.name
+        self._params = evaluator.params
+
+    def params(self, overrides: dict[str, float] | None = None) -> np.ndarray:
+        if overrides:
+            raise ValueError(f"the network {self.name!r} takes no weights; drop weights=")
+        return self._params
 
 
 def check_eval_spec(name: str) -> None:
@@ -23,10 +58,14 @@ def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluat
     network file (plies/agents/value_net.py)."""
     info = state.game
     key = name or info.default_heuristic
-    if key.endswith(".pt"):  # a network file
-        return net_evaluator(state.game.id, key)
-    if key not in info.heuristics and key in shipped_names(info.id):  # a shipped network
-        return net_evaluator(state.game.id, name=key)
+    if names_network(state, key):
+        if info.net_value is not None:  # a network the compiled searches run themselves
+            if weights:
+                raise ValueError(f"the network {key!r} takes no weights; drop weights=")
+            return compiled_network(state, key)
+        if key.endswith(".pt"):  # a network file
+            return net_evaluator(info.id, key)
+        return net_evaluator(info.id, name=key)
     if key not in info.heuristics:
         raise ValueError(
             f"{info.id} has no heuristic {key!r}; heuristics: "

@@ -13,12 +13,25 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range
-from plies.games.kernels import CHANCE, KERNELS_T, STATE_T, TERMINAL, compiled, kernel_refs
+from plies.agents.evaluator_specs import check_eval_spec, evaluator_for
+from plies.agents.evaluators import HeuristicEvaluator
+from plies.games.kernels import (
+    CHANCE,
+    EVAL_T,
+    KERNELS_T,
+    STATE_T,
+    TERMINAL,
+    compiled,
+    eval_ref,
+    kernel_refs,
+)
 from plies.games.state import GameState
 
 _I1 = types.int64[::1]
 _F1 = types.float64[::1]
 _F2 = types.float64[:, ::1]
+
+_NO_PARAMS = np.zeros(1, np.float64)
 
 # node columns
 PARENT, MOVER, FIRST_CHILD, NUM_CHILDREN, ACTION, VISITS = range(6)
@@ -40,15 +53,18 @@ def _sample(probs, n, u):
 
 @njit(
     types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
-                types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
+                EVAL_T, _F1, types.boolean, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
     cache=True,
 )
-def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, nodes, value_sums,
-                ret, legal_buf, undo_row, probs, root_actions, root_visits):
+def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, evaluate, eval_params,
+                use_eval, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
+                root_visits):
     """Run ``simulations`` and write each root action with its visit count; returns their number.
 
-    ``nodes`` needs one row per possible node (simulations times the widest branching, plus one,
-    is always enough) and ``value_sums`` a row per node with one column per seat.
+    A new leaf is scored by a random rollout, or with ``use_eval`` by ``evaluate`` (a heuristic
+    or a network's ``Game.net_value``) for every seat. ``nodes`` needs one row per possible node
+    (simulations times the widest branching, plus one, is always enough) and ``value_sums`` a
+    row per node with one column per seat.
     """
     legal, apply, returns, chance_outcomes = (kernels.legal_actions, kernels.apply_action, kernels.returns,
                                               kernels.chance_outcomes)
@@ -119,7 +135,11 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, node
                 break
         # rollout: uniformly random moves, chance sampled, until the end or the cap
         steps = 0
-        while state[0] != TERMINAL and steps < rollout_cap:
+        if use_eval and state[0] >= 0:  # a player to move: the evaluation instead of a rollout
+            for seat in range(num_seats):
+                ret[seat] = evaluate(state, seat, eval_params)
+            steps = -1
+        while steps >= 0 and state[0] != TERMINAL and steps < rollout_cap:
             if state[0] == CHANCE:
                 n = chance_outcomes(state, legal_buf, probs)
                 action = legal_buf[_sample(probs, n, np.random.random())]
@@ -130,7 +150,7 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, node
             steps += 1
         if state[0] == TERMINAL:
             returns(state, ret)
-        else:
+        elif steps >= 0:
             ret[:] = 0.0
         # backpropagation
         while node >= 0:
@@ -151,6 +171,8 @@ class MCTSAgent(BaseAgent):
 
     Plays the most visited root move (ties broken by the seeded generator). ``rollout_cap``
     bounds a rollout (0: the game's own move cap); an unfinished rollout counts as a draw.
+    ``eval=NAME`` scores each new leaf by an evaluation instead of a rollout: ``net`` (the
+    game's shipped network, in compiled code), ``<file>.pt`` or a heuristic of the game.
     """
 
     spec_name = "mcts"
@@ -167,15 +189,19 @@ class MCTSAgent(BaseAgent):
         simulations: int = 1000,
         exploration: float = 1.4,
         rollout_cap: int = 0,
+        eval: str = "",
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(seed, name)
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
+        check_eval_spec(eval)
         self.simulations = simulations
         self.exploration = exploration
         self.rollout_cap = rollout_cap
+        self.eval_name = eval
+        self._evaluators: dict[str, HeuristicEvaluator] = {}
         self._arrays: dict[tuple, tuple] = {}
         self.last_visits: dict[int, int] = {}
 
@@ -202,11 +228,28 @@ class MCTSAgent(BaseAgent):
         nodes, sums, ret, legal, undo_row, probs, actions, visits = self._buffers(state)
         cap = self.rollout_cap or state.max_game_length
         seed = int(self.rng.integers(2**31))
+        evaluator = self._evaluator(state)
+        kernel = evaluator.kernel if evaluator else HeuristicEvaluator.zero_kernel()
+        params = evaluator.params if evaluator else _NO_PARAMS
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
-                                  kernel_refs(state.game.kernels), nodes, sums, ret, legal,
-                                  undo_row, probs, actions, visits)
+                                  kernel_refs(state.game.kernels), eval_ref(kernel), params,
+                                  evaluator is not None, nodes, sums, ret, legal, undo_row, probs,
+                                  actions, visits)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits
+
+    def _evaluator(self, state: GameState) -> HeuristicEvaluator | None:
+        """The compiled evaluation of ``eval=`` (None: random rollouts)."""
+        if not self.eval_name:
+            return None
+        if state.game.id not in self._evaluators:
+            evaluator = evaluator_for(state, self.eval_name)
+            if not isinstance(evaluator, HeuristicEvaluator):
+                raise ValueError(
+                    f"mcts takes a compiled evaluation: {self.eval_name!r} of {state.game.id} is a "
+                    "torch network, which expectiminimax searches (expectiminimax:eval=...)")
+            self._evaluators[state.game.id] = evaluator
+        return self._evaluators[state.game.id]
 
     def search(self, state: GameState) -> dict[int, int]:
         """The search: visits of each root action."""

@@ -214,7 +214,54 @@ def _build_classes() -> dict[str, type]:
             out[rows, 1 - mover] = -eq
             return out
 
-    return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet, "ContactRaceNet": ContactRaceNet}
+    class MLPValueNet(nn.Module):
+        """A multilayer perceptron over a game's declared inputs (``Game.encode``): ReLU hidden
+        layers, one tanh output, the value for the side to move of a two-player zero-sum game.
+        ``flat_params()`` lays its weights out for the compiled ``Game.net_value`` kernel, which
+        the searches call leaf by leaf (``plies.games.value_kernels``)."""
+
+        arch = "mlp_value"
+
+        def __init__(self, game: str, inputs: int, hidden: list[int] | tuple[int, ...] = (128,)) -> None:
+            super().__init__()
+            sizes_ok = all(isinstance(n, int) and 1 <= n <= 4096 for n in [inputs, *hidden])
+            if not isinstance(game, str) or not sizes_ok or len(hidden) > 8:
+                raise ValueError("an mlp_value network has a game id, 1 to 4096 inputs and at most "
+                                 f"8 hidden layers of 1 to 4096 units; got {game!r}, {inputs!r}, {hidden!r}")
+            self.game = game
+            self.config = {"game": game, "inputs": int(inputs), "hidden": [int(h) for h in hidden]}
+            sizes = [int(inputs), *self.config["hidden"], 1]
+            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+
+        def forward(self, x):
+            for layer in self.layers[:-1]:
+                x = torch.relu(layer(x))
+            return torch.tanh(self.layers[-1](x)).squeeze(-1)
+
+        def flat_params(self) -> np.ndarray:
+            sizes = [self.config["inputs"], *self.config["hidden"], 1]
+            parts = [np.array([len(self.layers), *sizes], np.float64)]
+            for layer in self.layers:
+                parts.append(layer.weight.detach().cpu().double().numpy().ravel())
+                parts.append(layer.bias.detach().cpu().double().numpy().ravel())
+            return np.ascontiguousarray(np.concatenate(parts))
+
+        def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
+            from plies.games.registry import get_game
+
+            states = np.ascontiguousarray(states, np.int64)
+            x = get_game(self.game).encode(states)
+            with torch.no_grad():
+                v = self(torch.from_numpy(x).to(device)).cpu().numpy().astype(np.float64)
+            mover = np.where(states[:, 0] == 1, 1, 0)
+            out = np.empty((len(states), 2))
+            rows = np.arange(len(states))
+            out[rows, mover] = v
+            out[rows, 1 - mover] = -v
+            return out
+
+    return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet, "ContactRaceNet": ContactRaceNet,
+            "MLPValueNet": MLPValueNet}
 
 
 def contact_race_equity(p: np.ndarray, scoring: np.ndarray | int) -> np.ndarray:
@@ -247,9 +294,16 @@ def ContactRaceNet(**config: Any):  # noqa: N802
     return _LazyModule.get("ContactRaceNet")(**config)
 
 
+def MLPValueNet(**config: Any):  # noqa: N802
+    """A value network over any game's declared inputs (``game``, ``inputs``, ``hidden``)."""
+    return _LazyModule.get("MLPValueNet")(**config)
+
+
 ARCHITECTURES = {"dice_wars_net": ("dice_wars", DiceWarsNet),
                  "backgammon_td": ("backgammon", BackgammonNet),
-                 "backgammon_contact_race": ("backgammon", ContactRaceNet)}
+                 "backgammon_contact_race": ("backgammon", ContactRaceNet),
+                 "mlp_value": ("", MLPValueNet)}
+"""Architecture name -> (its game, or "" for any game with ``Game.net_value``; its factory)."""
 
 
 def build(arch: str, config: dict[str, Any]):
@@ -290,7 +344,7 @@ def load_value_net(path: str | Path, game: str | None = None, config: dict | Non
     try:
         model = build(payload["arch"], payload["arch_config"])
         model.load_state_dict(payload["state_dict"])
-    except (KeyError, TypeError, RuntimeError) as err:
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise DamagedFileError(f"{path} does not hold a usable network ({err})") from None
     model.eval()
     return model.to(device)
@@ -346,6 +400,27 @@ def net_evaluator(game: str, path: str | Path | None = None, threads: int | None
                 f"no shipped {game} network ({file}); train one with `plies train {game}`")
         _CACHE[key] = load_value_net(file, game)
     return NetEvaluator(_CACHE[key])
+
+
+_PARAMS: dict[tuple[str, str], np.ndarray] = {}
+
+
+def compiled_net_params(game: str, path: str | Path | None = None, name: str = "net") -> np.ndarray:
+    """The flat parameters (``plies.games.value_kernels``) of ``game``'s shipped network
+    ``name`` or of the network file ``path``, for its compiled ``Game.net_value`` kernel;
+    loaded once per process. The file must hold an ``mlp_value`` network of this game."""
+    file = Path(path) if path else shipped_weights(game, name)
+    key = (game, str(file))
+    if key not in _PARAMS:
+        if not file.exists() and path is None:
+            raise FileNotFoundError(
+                f"no shipped {game} network ({file}); train one with `plies train {game}`")
+        model = load_value_net(file, game)
+        if model.arch != "mlp_value":
+            raise ValueError(f"{file} holds a {model.arch!r} network; {game}'s compiled searches "
+                             "take an 'mlp_value' network (plies train)")
+        _PARAMS[key] = model.flat_params()
+    return _PARAMS[key]
 
 
 def is_net_spec(name: str) -> bool:

@@ -108,7 +108,10 @@ class Game:
     bundle every search takes); ``apply_and_list``: apply then list the legal actions;
     ``observe``: a seat's observation; ``afterstates``: end-of-turn positions (dice games);
     ``canonical_hash``: one key for symmetric positions; ``encode``: a batch of state arrays
-    as a value network's input (compiled, batched; the game's ``features.py``); ``batch_run``: the batched-env entry
+    as a value network's input (compiled, batched; the game's ``features.py``); ``net_value``: an
+    ``EVAL_SIG`` kernel scoring a position with a small network whose weights are its parameters
+    (``plies.games.value_kernels``; games without chance, where it gives every search
+    ``eval=net`` and ``plies train GAME``); ``batch_run``: the batched-env entry
     (``plies.games.batching.run_batch`` bound to these kernels in the game's rules module, so
     numba compiles it once per game and caches it on disk).
 
@@ -158,6 +161,7 @@ class Game:
     max_afterstates: int = 4096
     canonical_hash: Callable | None = None
     encode: Callable[..., Any] | None = None
+    net_value: Callable | None = None
     batch_starts: Callable[..., np.ndarray] = _starting_row
     draw: Callable[..., str] | None = None
     docs: str = ""

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from plies.games import batching
-from plies.games.connect_four import drawing, rules
+from plies.games.connect_four import drawing, features, rules
 from plies.games.game import Game
 from plies.games.kernels import TERMINAL, Heuristic, check_options
 from plies.games.options import option_int
@@ -234,6 +234,8 @@ GAME = Game(
     num_players=2,
     num_actions=rules.DEFAULT_WIDTH,
     undo_size=1,
+    encode=features.encode,
+    net_value=features.net_value,
     options=OPTIONS,
     heuristics={
         "cells": Heuristic(

@@ -11,7 +11,7 @@ from numba import njit
 from plies.games import batching
 from plies.games.game import Game
 from plies.games.kernels import TERMINAL, Heuristic, check_options
-from plies.games.nine_mens_morris import drawing, rules
+from plies.games.nine_mens_morris import drawing, features, rules
 from plies.games.nine_mens_morris.symmetry import canonical_hash
 from plies.games.options import option_bool, option_int
 from plies.games.state import GameState
@@ -421,6 +421,8 @@ GAME = Game(
     num_players=2,
     num_actions=rules.NUM_ACTIONS,
     undo_size=rules.UNDO_SIZE,
+    encode=features.encode,
+    net_value=features.net_value,
     options=OPTIONS,
     heuristics={
         "weighted": Heuristic(

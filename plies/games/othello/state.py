@@ -11,7 +11,7 @@ from numba import njit
 from plies.games import batching
 from plies.games.game import Game
 from plies.games.kernels import TERMINAL, Heuristic, check_options
-from plies.games.othello import drawing, rules
+from plies.games.othello import drawing, features, rules
 from plies.games.state import GameState
 
 MARKS = "xo"
@@ -212,6 +212,8 @@ GAME = Game(
     num_players=2,
     num_actions=rules.NUM_ACTIONS,
     undo_size=rules.UNDO_SIZE,
+    encode=features.encode,
+    net_value=features.net_value,
     heuristics={
         "discs": Heuristic("discs", rules.evaluate_discs, description="own discs minus the opponent's"),
         "mobility": Heuristic(

@@ -11,7 +11,7 @@ from plies.games import batching
 from plies.games.game import Game
 from plies.games.kernels import TERMINAL, Heuristic, check_options
 from plies.games.state import GameState
-from plies.games.tictactoe import drawing, rules
+from plies.games.tictactoe import drawing, features, rules
 
 MARKS = ".XO"
 
@@ -124,6 +124,8 @@ GAME = Game(
     num_players=2,
     num_actions=rules.NUM_ACTIONS,
     undo_size=1,
+    encode=features.encode,
+    net_value=features.net_value,
     heuristics={
         "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
     },

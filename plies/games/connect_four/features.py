@@ -1,0 +1,61 @@
+"""Connect Four's network inputs (``Game.encode``) and its compiled network value
+(``Game.net_value``, ``plies.games.value_kernels``).
+
+``2 * width * height + 1`` inputs (85 on the standard 7 x 6 board) from the view of the side
+to move: one per cell (column by column, bottom row first) that holds the mover's stone, the
+same for the opponent's stones, and 1 if the mover is the first player (X), since who fills
+the odd rows decides many endgames. A network file records its input count: one trained on
+7 x 6 refuses another board size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from plies.games.connect_four.rules import HEIGHT, STONES, WIDTH
+from plies.games.kernels import EVAL_SIG
+from plies.games.value_kernels import mlp_value, value_for_seat
+
+INPUTS = 2 * 7 * 6 + 1
+"""Inputs on the standard board (``input_count`` for any other)."""
+
+
+@njit(cache=True)
+def input_count(width, height):
+    return 2 * width * height + 1
+
+
+@njit(cache=True)
+def features_into(state, out):
+    mover = state[0] if state[0] == 0 or state[0] == 1 else 0
+    width, height = state[WIDTH], state[HEIGHT]
+    own, other = state[STONES + mover], state[STONES + 1 - mover]
+    cells = width * height
+    k = 0
+    for c in range(width):
+        for r in range(height):
+            bit = np.int64(1) << (c * (height + 1) + r)
+            out[k] = 1.0 if own & bit else 0.0
+            out[cells + k] = 1.0 if other & bit else 0.0
+            k += 1
+    out[2 * cells] = 1.0 if mover == 0 else 0.0
+
+
+@njit(cache=True)
+def encode(states):
+    """B x inputs float32 inputs of a batch of state arrays (all of one board size)."""
+    n = input_count(states[0, WIDTH], states[0, HEIGHT]) if states.shape[0] else INPUTS
+    out = np.empty((states.shape[0], n), np.float32)
+    row = np.empty(n, np.float64)
+    for b in range(states.shape[0]):
+        features_into(states[b], row)
+        out[b, :] = row
+    return out
+
+
+@njit(EVAL_SIG, cache=True)
+def net_value(state, seat, params):
+    x = np.empty(input_count(state[WIDTH], state[HEIGHT]), np.float64)
+    features_into(state, x)
+    return value_for_seat(state[0], seat, mlp_value(x, params))

@@ -1,0 +1,52 @@
+"""Nine Men's Morris's network inputs (``Game.encode``) and its compiled network value
+(``Game.net_value``, ``plies.games.value_kernels``).
+
+53 inputs from the view of the side to move: one per point (OpenSpiel's numbering) holding
+the mover's stone, one per point holding the opponent's, then stones in hand (mover,
+opponent) / 9, stones on the board (mover, opponent) / 9, and 1 while the mover is removing a
+stone after closing a mill.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from plies.games.kernels import EVAL_SIG
+from plies.games.nine_mens_morris.rules import HAND, NUM_POINTS, ON_BOARD, POINTS, REMOVING
+from plies.games.value_kernels import mlp_value, value_for_seat
+
+INPUTS = 2 * NUM_POINTS + 5
+
+
+@njit(cache=True)
+def features_into(state, out):
+    mover = state[0] if state[0] == 0 or state[0] == 1 else 0
+    for p in range(NUM_POINTS):
+        stone = state[POINTS + p]
+        out[p] = 1.0 if stone == mover + 1 else 0.0
+        out[NUM_POINTS + p] = 1.0 if stone == 2 - mover else 0.0
+    k = 2 * NUM_POINTS
+    out[k] = state[HAND + mover] / 9.0
+    out[k + 1] = state[HAND + 1 - mover] / 9.0
+    out[k + 2] = state[ON_BOARD + mover] / 9.0
+    out[k + 3] = state[ON_BOARD + 1 - mover] / 9.0
+    out[k + 4] = 1.0 if state[REMOVING] else 0.0
+
+
+@njit(cache=True)
+def encode(states):
+    """B x 53 float32 inputs of a batch of state arrays."""
+    out = np.empty((states.shape[0], INPUTS), np.float32)
+    row = np.empty(INPUTS, np.float64)
+    for b in range(states.shape[0]):
+        features_into(states[b], row)
+        out[b, :] = row
+    return out
+
+
+@njit(EVAL_SIG, cache=True)
+def net_value(state, seat, params):
+    x = np.empty(INPUTS, np.float64)
+    features_into(state, x)
+    return value_for_seat(state[0], seat, mlp_value(x, params))

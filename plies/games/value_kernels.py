@@ -1,0 +1,81 @@
+"""A small value network run inside compiled code: the ``eval=net`` of the searches for games
+without chance.
+
+A game that declares ``Game.net_value`` gives the searches an evaluation kernel
+(``EVAL_SIG``) whose parameters are a network's weights: the game's ``features_into`` writes
+the position's inputs from the view of the side to move, ``mlp_value`` runs a multilayer
+perceptron over them (ReLU hidden layers, one tanh output: the value for the side to move), and
+``value_for_seat`` turns that into the value for the seat the search asks about. Alpha-beta,
+MCTS and expectiminimax call it leaf by leaf in machine code, as they call a heuristic; a
+network of a few thousand weights costs a few microseconds a leaf, less than one call from
+Python into torch.
+
+Parameter layout (float64, flat; ``plies.agents.value_net.MLPValueNet.flat_params`` writes it):
+``[L, n_0, n_1, ..., n_L, W_1, b_1, ..., W_L, b_L]``: ``L`` layers, ``n_0`` inputs, ``n_L = 1``
+output, each ``W_k`` row-major ``n_k x n_(k-1)``. The Python side checks the layout and the
+input count against the game's encoder before any search runs (``check_flat_params``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_WIDTH = 4096
+"""The widest layer a compiled network may have (inputs included)."""
+
+
+@njit(cache=True)
+def mlp_value(x, params):
+    """The network's tanh output for the input vector ``x`` (parameters laid out as above)."""
+    layers = int(params[0])
+    sizes_at = 1
+    cursor = 1 + layers + 1
+    current = x
+    for k in range(layers):
+        n_in = int(params[sizes_at + k])
+        n_out = int(params[sizes_at + k + 1])
+        weights_at = cursor
+        bias_at = cursor + n_in * n_out
+        out = np.empty(n_out, np.float64)
+        for j in range(n_out):
+            total = params[bias_at + j]
+            row = weights_at + j * n_in
+            for i in range(n_in):
+                total += params[row + i] * current[i]
+            if k < layers - 1 and total < 0.0:
+                total = 0.0
+            out[j] = total
+        current = out
+        cursor = bias_at + n_out
+    return np.tanh(current[0])
+
+
+@njit(cache=True, inline="always")
+def value_for_seat(mover, seat, value):
+    """A two-player zero-sum value for ``seat`` from the value for the side to move."""
+    return value if seat == mover else -value
+
+
+def check_flat_params(params: np.ndarray, inputs: int, where: str = "the network") -> None:
+    """Raises a ValueError unless ``params`` is a well-formed layout for ``inputs`` inputs and
+    one output: the compiled code reads it without bounds checks."""
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 4:
+        raise ValueError(f"{where}: not a flat float64 parameter array")
+    layers = params[0]
+    if layers != int(layers) or not 1 <= layers <= 16 or len(params) < int(layers) + 2:
+        raise ValueError(f"{where}: bad layer count {layers}")
+    layers = int(layers)
+    sizes = params[1:layers + 2]
+    if np.any(sizes != np.floor(sizes)) or np.any(sizes < 1) or np.any(sizes > MAX_WIDTH):
+        raise ValueError(f"{where}: layer sizes must be whole numbers from 1 to {MAX_WIDTH}")
+    sizes = sizes.astype(np.int64)
+    if sizes[0] != inputs:
+        raise ValueError(f"{where} takes {sizes[0]} inputs; this game's encoder gives {inputs}")
+    if sizes[-1] != 1:
+        raise ValueError(f"{where} has {sizes[-1]} outputs; a value network has one")
+    expected = layers + 2 + int(sum(int(a) * int(b) + int(b) for a, b in zip(sizes[:-1], sizes[1:])))
+    if len(params) != expected:
+        raise ValueError(f"{where}: {len(params)} parameters where its layer sizes need {expected}")
+    if not np.all(np.isfinite(params)):
+        raise ValueError(f"{where}: parameters that are not finite numbers")

@@ -1,0 +1,427 @@
+"""One self-play trainer for every game that declares a compiled network value:
+``plies train GAME`` (Tic-Tac-Toe, Connect Four, Othello, Nine Men's Morris, a user's game).
+
+What a game must declare (``plies.games.game.Game``): ``encode`` (a batch of state arrays as
+the network's inputs, from the view of the side to move) and ``net_value`` (the same inputs
+scored by the network inside compiled code, ``plies.games.value_kernels``); two players, zero
+sum, no chance. The trainer names no game.
+
+- **Self-play in compiled code**: ``play_selfplay`` plays whole games in one call over the
+  game's kernels. At every move it applies each legal action, scores the result with the
+  network (``net_value``, the very kernel the searches use) or by the game's end, and plays the
+  best (ties at random), a uniformly random move with probability ``--epsilon``, and random
+  moves for the first ``--random-plies`` plies so that the games spread out. Every position is
+  kept with the 1-ply value the mover saw in it.
+- **Targets**: TD(lambda), forward view, as TD-Leaf: ``G_t = (1 - lambda) u_t + lambda
+  G_(t+1)``, each turned to the view of the side to move at ``t``, where ``u_t`` is the 1-ply
+  value of position ``t`` and the game's result closes the recursion. ``--lam 1`` is the plain
+  outcome, ``--lam 0`` the search value alone.
+- **Rounds over processes**: in round r every worker plays ``--round-games`` games with the
+  weights of round r, seeded by (seed, round, worker); the main process takes ``--epochs``
+  passes of Adam over the round's positions (mean squared error of the tanh output). The network
+  after N rounds is a function of the seed, and ``--resume`` goes on exactly.
+- **Evaluation**: every ``--eval-every`` rounds the network at ``--eval-depth`` plies of
+  alpha-beta plays ``--eval-games`` games (seats swapped in pairs) against each ``--opponent``
+  through the tournament engine; the score (wins plus half the draws) and its 95% interval go to
+  ``RUN/metrics.csv`` and the curve to ``RUN/learning_curve.png``.
+- The final network goes to ``RUN/<game>_net.pt`` with its card (command, games, positions,
+  seconds, machine, figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+
+from plies.agents.value_net import MLPValueNet, require_torch
+from plies.games.game import Game
+from plies.games.kernels import EVAL_T, KERNELS_T, STATE_T, TERMINAL, compiled, eval_ref, kernel_refs
+from plies.games.registry import get_game, new_state
+from plies.training.common import (
+    MetricsLog,
+    load_checkpoint,
+    plot_curve,
+    restore_rng_states,
+    save_checkpoint,
+    save_weights,
+    seed_everything,
+    wilson,
+)
+
+ARCH = "mlp_value"
+TYPICAL_PLIES = 160
+_I1 = types.int64[::1]
+_F1 = types.float64[::1]
+
+
+# ----- self-play in compiled code ------------------------------------------------------------------
+@njit(types.int64(STATE_T, KERNELS_T, EVAL_T, _F1, types.int64, types.float64, types.int64,
+                  types.int64, types.int64, types.int64[:, ::1], _F1, _I1, _I1, _F1, _I1, _I1, _F1),
+      cache=True)
+def play_selfplay(start, kernels, evaluate, params, games, epsilon, random_plies, max_plies, seed,
+                  positions, values, movers, game_of, results, legal_buf, undo_row, ret):
+    """Plays ``games`` games from ``start`` and returns the number of positions kept.
+
+    Row k of ``positions`` is a position where ``movers[k]`` moved, ``values[k]`` the best 1-ply
+    value it saw there, ``game_of[k]`` its game; ``results[g]`` is game g's return for seat 0.
+    A game longer than ``max_plies`` is cut off and scored a draw; when ``positions`` is full the
+    remaining games are not played (their ``results`` entries stay NaN)."""
+    np.random.seed(seed)
+    legal, apply, undo, returns = (kernels.legal_actions, kernels.apply_action, kernels.undo_action,
+                                   kernels.returns)
+    capacity = positions.shape[0]
+    kept = 0
+    results[:] = np.nan
+    state = start.copy()
+    for g in range(games):
+        if kept + max_plies > capacity:
+            break
+        state[:] = start
+        plies = 0
+        while state[0] != TERMINAL and plies < max_plies:
+            mover = state[0]
+            n = legal(state, legal_buf)
+            best_value = -2.0
+            best_action = legal_buf[0]
+            ties = 0
+            for i in range(n):
+                action = legal_buf[i]
+                apply(state, action, undo_row)
+                if state[0] == TERMINAL:
+                    returns(state, ret)
+                    value = ret[mover]
+                else:
+                    value = evaluate(state, mover, params)
+                undo(state, action, undo_row)
+                if value > best_value + 1e-12:
+                    best_value, best_action, ties = value, action, 1
+                elif value > best_value - 1e-12:
+                    ties += 1
+                    if np.random.randint(ties) == 0:
+                        best_action = action
+            if plies < random_plies or np.random.random() < epsilon:
+                best_action = legal_buf[np.random.randint(n)]
+            positions[kept, :] = state
+            values[kept] = best_value
+            movers[kept] = mover
+            game_of[kept] = g
+            kept += 1
+            apply(state, best_action, undo_row)
+            plies += 1
+        if state[0] == TERMINAL:
+            returns(state, ret)
+            results[g] = ret[0]
+        else:
+            results[g] = 0.0
+    return kept
+
+
+def lambda_targets(values: np.ndarray, movers: np.ndarray, game_of: np.ndarray,
+                   results: np.ndarray, lam: float) -> np.ndarray:
+    """TD(lambda) targets of the kept positions, each from the view of its mover (see the
+    module docstring); positions of games that were not finished get NaN."""
+    targets = np.full(len(values), np.nan)
+    after = 0.0  # G of the next position, from seat 0's view
+    for k in range(len(values) - 1, -1, -1):
+        g = game_of[k]
+        last = k == len(values) - 1 or game_of[k + 1] != g
+        if last:
+            after = results[g]
+        if np.isnan(after):
+            continue
+        sign = 1.0 if movers[k] == 0 else -1.0
+        target = (1.0 - lam) * values[k] + lam * sign * after
+        targets[k] = target
+        after = sign * target
+    return targets
+
+
+def check_trainable(game: Game) -> None:
+    """Raises a ValueError saying why this engine cannot train ``game``'s network."""
+    if game.has_chance or game.num_players != 2 or not game.zero_sum:
+        raise ValueError(f"the training engine trains two-player zero-sum games without chance; "
+                         f"{game.id} is not one")
+    missing = [name for name in ("encode", "net_value") if getattr(game, name) is None]
+    if missing:
+        raise ValueError(f"{game.id} declares no {' and no '.join(missing)}: the training engine needs "
+                         "both (docs/training.md, training any game)")
+
+
+def selfplay(game_id: str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
+             random_plies: int, seed: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """One worker's games of a round: positions, their inputs, TD values and results."""
+    game = get_game(game_id)
+    start = new_state(game_id, seed=0, **options)
+    max_plies = int(start.max_game_length)
+    # room for games of a typical length; a round whose games run long plays fewer of them
+    capacity = games * min(max_plies, TYPICAL_PLIES) + max_plies
+    positions = np.zeros((capacity, len(start.array)), np.int64)
+    values = np.zeros(capacity)
+    movers = np.zeros(capacity, np.int64)
+    game_of = np.zeros(capacity, np.int64)
+    results = np.zeros(games)
+    width = start.max_legal_actions
+    seed_value = int(np.random.SeedSequence(list(seed)).generate_state(1)[0] % (2**31))
+    kept = compiled(play_selfplay)(
+        start.array.copy(), kernel_refs(game.kernels), eval_ref(game.net_value), params, games,
+        float(epsilon), int(random_plies), max_plies, seed_value, positions, values, movers,
+        game_of, results, np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64),
+        np.zeros(2))
+    return {"positions": positions[:kept], "values": values[:kept], "movers": movers[:kept],
+            "game_of": game_of[:kept], "results": results}
+
+
+# ----- worker processes ------------------------------------------------------------------------
+def _start_worker(parent: int) -> None:
+    from plies.evaluation.tournament import exit_with_parent
+
+    exit_with_parent(parent)
+
+
+def _worker_round(job: tuple) -> dict[str, np.ndarray]:
+    return selfplay(*job)
+
+
+# ----- training --------------------------------------------------------------------------------
+FIELDS = ["round", "games", "positions", "loss", "draw_rate", "moves_per_game", "seconds",
+          "positions_per_second"]
+
+
+def build_parser(game: str = "GAME") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"plies train {game}", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--run", type=Path, default=Path(f"runs/{game}"), help="run folder")
+    p.add_argument("--rounds", type=int, default=100, help="rounds of self-play and fitting")
+    p.add_argument("--round-games", type=int, default=500, help="games each worker plays per round")
+    p.add_argument("--hidden", default="128", help="hidden layer sizes, comma-separated (e.g. 128,64)")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
+    p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+    p.add_argument("--epsilon", type=float, default=0.05, help="share of random moves in self-play")
+    p.add_argument("--random-plies", type=int, default=2, help="random moves at the start of each game")
+    p.add_argument("--epochs", type=int, default=2, help="passes over each round's positions")
+    p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
+    p.add_argument("--eval-every", type=int, default=10, help="rounds between evaluations (0: none)")
+    p.add_argument("--eval-games", type=int, default=200, help="games against each opponent")
+    p.add_argument("--eval-depth", type=int, default=2, help="alpha-beta depth of the network player")
+    p.add_argument("--opponent", default="", help="comma-separated agent specs to evaluate against "
+                   "(default: alphabeta at the same depth with the game's heuristic)")
+    p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _hidden(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--hidden takes whole numbers separated by commas, not {text!r}") from None
+    if not sizes or len(sizes) > 8 or not all(1 <= s <= 4096 for s in sizes):
+        raise ValueError(f"--hidden takes 1 to 8 layer sizes from 1 to 4096, not {text!r}")
+    return sizes
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for name in ("rounds", "round_games", "epochs", "batch", "workers", "eval_games", "eval_depth"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
+    if args.eval_every < 0 or args.random_plies < 0:
+        raise ValueError("--eval-every and --random-plies must be 0 or more")
+    if args.eval_depth > 64:
+        raise ValueError(f"--eval-depth must be at most 64, not {args.eval_depth}")
+    for name in ("lam", "epsilon"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise ValueError(f"--{name} must lie in [0, 1], not {getattr(args, name)}")
+    if not 0.0 < args.lr < 1.0:
+        raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
+
+
+def opponents_of(args: argparse.Namespace, game: Game) -> list[str]:
+    given = [o.strip() for o in args.opponent.split(",") if o.strip()]
+    return given or [f"alphabeta:depth={args.eval_depth}"]
+
+
+def evaluate(game: str, weights: Path, depth: int, opponent: str, games: int, seed: int,
+             workers: int) -> tuple[float, int]:
+    """The score (wins plus half the draws, per game) of ``alphabeta:depth=D,eval=weights``
+    against ``opponent``, seats swapped in pairs."""
+    from plies.evaluation import run_tournament
+
+    spec = f"alphabeta:depth={depth},eval={weights}"
+    result = run_tournament(game, [spec, opponent], games, seed=seed, workers=workers, progress=False)
+    points = 0.0
+    for record in result.records:
+        mine = record.returns[record.seats.index(spec)]
+        points += 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0
+    return points / len(result.records), len(result.records)
+
+
+def _column(spec: str) -> str:
+    return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
+
+
+def _fit(model, optimizer, torch, x: np.ndarray, targets: np.ndarray, epochs: int, batch: int,
+         rng: np.random.Generator) -> float:
+    xs, ts = torch.from_numpy(x), torch.from_numpy(targets.astype(np.float32))
+    total, steps = 0.0, 0
+    for _ in range(epochs):
+        order = rng.permutation(len(xs))
+        for begin in range(0, len(order), batch):
+            rows = torch.from_numpy(order[begin:begin + batch])
+            loss = torch.nn.functional.mse_loss(model(xs[rows]), ts[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item()
+            steps += 1
+    return total / max(steps, 1)
+
+
+def command_line(game: str, config: dict[str, Any]) -> str:
+    flags = " ".join(f"--{k.replace('_', '-')} {config[k]}" for k in (
+        "rounds", "round_games", "hidden", "lr", "lam", "epsilon", "random_plies", "epochs", "batch",
+        "seed", "workers", "eval_every", "eval_games", "eval_depth"))
+    return f"plies train {game} {flags}"
+
+
+def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Runs (or resumes) a training run; returns the final card."""
+    _check_args(args)
+    game = get_game(game_id)
+    check_trainable(game)
+    torch = require_torch()
+    from tqdm.auto import tqdm
+
+    torch.set_num_threads(1)
+    hidden = _hidden(args.hidden)
+    start_state = new_state(game_id, seed=0)
+    inputs = int(game.encode(start_state.array[None]).shape[1])
+    arch_config = {"game": game_id, "inputs": inputs, "hidden": hidden}
+    opponents = opponents_of(args, game)
+    config = {k: getattr(args, k) for k in ("rounds", "round_games", "lr", "lam", "epsilon", "random_plies",
+                                            "epochs", "batch", "seed", "workers", "eval_every",
+                                            "eval_games", "eval_depth", "opponent")}
+    config["hidden"] = ",".join(map(str, hidden))
+    args.run.mkdir(parents=True, exist_ok=True)
+    checkpoint = args.run / "checkpoint.pt"
+    rng = seed_everything(args.seed)
+    model = MLPValueNet(**arch_config)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    progress: dict[str, Any] = {"round": 0, "games": 0, "positions": 0, "seconds": 0.0, "figures": {}}
+    if args.resume and checkpoint.exists():
+        payload = load_checkpoint(checkpoint, game_id, ARCH, arch_config)
+        model.load_state_dict(payload["state_dict"])
+        optimizer.load_state_dict(payload["optimizer"])
+        restore_rng_states(payload["rng"], rng)
+        progress = payload["progress"]
+        stored = payload["config"]
+        for key in ("lam", "epsilon", "random_plies", "epochs", "batch", "seed", "workers", "round_games"):
+            if stored[key] != config[key]:
+                raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
+                                 f"not {config[key]}: resume with the same settings")
+        if args.lr != stored["lr"]:
+            for group in optimizer.param_groups:
+                group["lr"] = args.lr
+        config = {**stored, **{k: config[k] for k in ("rounds", "lr", "eval_every", "eval_games",
+                                                       "eval_depth", "opponent")}}
+    elif checkpoint.exists():
+        raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
+    fields = FIELDS + [f"{_column(o)}{s}" for o in opponents for s in ("", "_low", "_high", "_games")]
+    log = MetricsLog(args.run / "metrics.csv", fields,
+                     resume_step=progress["round"] if args.resume else None, step_field="round")
+    context = multiprocessing.get_context("spawn")
+    pool = (context.Pool(args.workers, initializer=_start_worker, initargs=(os.getpid(),))
+            if args.workers > 1 else None)
+    began = time.perf_counter() - progress["seconds"]
+    bar = tqdm(total=args.rounds, initial=progress["round"], disable=args.quiet, desc=f"{game_id} self-play")
+    try:
+        while progress["round"] < args.rounds:
+            t0 = time.perf_counter()
+            params = model.flat_params()
+            jobs = [(game_id, {}, params, args.round_games, args.epsilon, args.random_plies,
+                     (args.seed, progress["round"], w)) for w in range(args.workers)]
+            parts = pool.map(_worker_round, jobs) if pool else [_worker_round(jobs[0])]
+            targets = np.concatenate([lambda_targets(p["values"], p["movers"], p["game_of"], p["results"],
+                                                     args.lam) for p in parts])
+            positions = np.concatenate([p["positions"] for p in parts])
+            keep = ~np.isnan(targets)
+            x = game.encode(np.ascontiguousarray(positions[keep]))
+            loss = _fit(model, optimizer, torch, x, targets[keep], args.epochs, args.batch, rng)
+            results = np.concatenate([p["results"] for p in parts])
+            played = int((~np.isnan(results)).sum())
+            progress["round"] += 1
+            progress["games"] += played
+            progress["positions"] += int(keep.sum())
+            progress["seconds"] = time.perf_counter() - began
+            row: dict[str, Any] = {
+                "round": progress["round"], "games": progress["games"], "positions": progress["positions"],
+                "loss": round(loss, 5), "draw_rate": round(float(np.mean(results[~np.isnan(results)] == 0)), 4),
+                "moves_per_game": round(int(keep.sum()) / max(played, 1), 2),
+                "seconds": round(progress["seconds"], 1),
+                "positions_per_second": round(len(positions) / max(time.perf_counter() - t0, 1e-9), 1)}
+            if args.eval_every and (progress["round"] % args.eval_every == 0 or progress["round"] == args.rounds):
+                snap = args.run / "snapshots" / f"net_{progress['round']:05d}.pt"
+                save_weights(model, snap, {"round": progress["round"], "games": progress["games"]})
+                for opponent in opponents:
+                    rate, n = evaluate(game_id, snap, args.eval_depth, opponent, args.eval_games,
+                                       args.seed + progress["round"], args.workers)
+                    lo, hi = wilson(rate * n, n)
+                    column = _column(opponent)
+                    row.update({column: round(rate, 4), f"{column}_low": round(lo, 4),
+                                f"{column}_high": round(hi, 4), f"{column}_games": n})
+                    progress["figures"][f"depth {args.eval_depth} vs {opponent}, {n} games, round "
+                                        f"{progress['round']}"] = f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+                    bar.set_postfix({opponent: f"{rate:.3f}"})
+            log.add(**row)
+            save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
+            bar.update(1)
+    finally:
+        bar.close()
+        if pool:
+            pool.terminate()
+    series = {_column(o): f"alphabeta:depth={args.eval_depth},eval=net vs {o}" for o in opponents}
+    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
+               f"{game.title}: the network's score", interval=(f"{_column(opponents[0])}_low",
+                                                               f"{_column(opponents[0])}_high"),
+               ylabel="score (wins + draws / 2)")
+    card = {"game": game_id, "arch": ARCH, "arch_config": arch_config,
+            "command": command_line(game_id, config), "rounds": progress["round"],
+            "self_play_games": progress["games"], "positions": progress["positions"],
+            "training_seconds": round(progress["seconds"], 1), "workers": config["workers"],
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+            "figures": dict(progress["figures"])}
+    save_weights(model, args.run / f"{game_id}_net.pt", card)
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-"):
+        print("usage: plies train GAME [options]; GAME is a game that declares net_value", file=sys.stderr)
+        return 2
+    game_id, rest = argv[0], argv[1:]
+    args = build_parser(game_id).parse_args(rest)
+    try:
+        card = train(game_id, args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"plies train {game_id}: {err}", file=sys.stderr)
+        return 2
+    print(f"{card['self_play_games']} games, {card['positions']} positions, {card['training_seconds']} s; "
+          f"weights in {args.run / f'{game_id}_net.pt'}")
+    for key, value in card["figures"].items():
+        print(f"  {key}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,209 @@
+"""The training engine and the compiled networks: the games' encoders worked by hand, the
+compiled value against torch's, TD(lambda) targets, a tiny run that learns, exact resume, and
+the checks at the boundary."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import plies  # noqa: E402
+from plies.agents import make  # noqa: E402
+from plies.agents.value_net import MLPValueNet, load_value_net  # noqa: E402
+from plies.evaluation import run_tournament  # noqa: E402
+from plies.files import DamagedFileError  # noqa: E402
+from plies.games.registry import game_ids, get_game, new_state  # noqa: E402
+from plies.games.value_kernels import check_flat_params  # noqa: E402
+from plies.training import engine  # noqa: E402
+from plies.training.common import save_weights  # noqa: E402
+
+NET_GAMES = [g for g in game_ids() if get_game(g).net_value is not None]
+
+
+def _state(game, actions):
+    s = plies.get_game(game).state_class.initial(np.random.default_rng(0))
+    for a in actions:
+        s.apply(a)
+    return s
+
+
+def test_the_board_games_declare_a_compiled_network():
+    assert {"tictactoe", "connect_four", "othello", "nine_mens_morris"} <= set(NET_GAMES)
+
+
+def test_tictactoe_inputs_by_hand():
+    s = _state("tictactoe", [4, 0])  # X centre, O corner; X to move
+    x = get_game("tictactoe").encode(s.array[None])[0]
+    assert np.flatnonzero(x[:9]).tolist() == [4] and np.flatnonzero(x[9:]).tolist() == [0]
+    s.apply(8)  # O to move: the planes swap sides
+    x = get_game("tictactoe").encode(s.array[None])[0]
+    assert np.flatnonzero(x[:9]).tolist() == [0] and np.flatnonzero(x[9:]).tolist() == [4, 8]
+
+
+def test_connect_four_inputs_by_hand():
+    s = _state("connect_four", [3, 3, 0])  # X: d1 and a1; O: d2; O to move
+    x = get_game("connect_four").encode(s.array[None])[0]
+    assert len(x) == 85
+    # column by column, bottom first: d1 is 3 * 6 + 0 = 18, d2 is 19, a1 is 0
+    assert np.flatnonzero(x[:42]).tolist() == [19]  # the mover (O)
+    assert np.flatnonzero(x[42:84]).tolist() == [0, 18]
+    assert x[84] == 0.0  # the mover is not the first player
+
+
+def test_othello_inputs_by_hand():
+    s = _state("othello", [])
+    x = get_game("othello").encode(s.array[None])[0]
+    # black (to move) has e4 and d5: squares 3 * 8 + 4 and 4 * 8 + 3
+    assert np.flatnonzero(x[:64]).tolist() == [28, 35]
+    assert np.flatnonzero(x[64:128]).tolist() == [27, 36]
+    assert x[128] == pytest.approx(4 / 20) and x[129] == pytest.approx(4 / 20)
+
+
+def test_nine_mens_morris_inputs_by_hand():
+    s = _state("nine_mens_morris", [0])  # White places on point 0; Black to move
+    x = get_game("nine_mens_morris").encode(s.array[None])[0]
+    assert not x[:24].any() and np.flatnonzero(x[24:48]).tolist() == [0]
+    np.testing.assert_allclose(x[48:53], [9 / 9, 8 / 9, 0, 1 / 9, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("game", NET_GAMES)
+def test_compiled_value_equals_torch(game):
+    rng = np.random.default_rng(1)
+    s = new_state(game, seed=0)
+    for _ in range(7):
+        s.apply(int(rng.choice(s.legal_actions())))
+    x = get_game(game).encode(s.array[None])
+    torch.manual_seed(0)
+    model = MLPValueNet(game=game, inputs=x.shape[1], hidden=[16, 8])
+    expected = float(model(torch.from_numpy(x))[0].detach())
+    params = model.flat_params()
+    mover = s.current_player
+    assert get_game(game).net_value(s.array, mover, params) == pytest.approx(expected, abs=1e-6)
+    assert get_game(game).net_value(s.array, 1 - mover, params) == pytest.approx(-expected, abs=1e-6)
+
+
+def test_flat_params_are_checked_before_any_kernel_reads_them():
+    model = MLPValueNet(game="tictactoe", inputs=18, hidden=[4])
+    params = model.flat_params()
+    check_flat_params(params, 18)
+    with pytest.raises(ValueError, match="takes 18 inputs; this game's encoder gives 85"):
+        check_flat_params(params, 85)
+    with pytest.raises(ValueError, match="parameters where"):
+        check_flat_params(params[:-1], 18)
+    bad = params.copy()
+    bad[0] = 40
+    with pytest.raises(ValueError, match="layer count"):
+        check_flat_params(bad, 18)
+
+
+def test_lambda_targets_by_hand():
+    # one game of three positions, movers 0, 1, 0; seat 0 won
+    values = np.array([0.2, -0.4, 0.9])
+    movers = np.array([0, 1, 0])
+    game_of = np.zeros(3, np.int64)
+    results = np.array([1.0])
+    t = engine.lambda_targets(values, movers, game_of, results, 0.5)
+    g2 = 0.5 * 0.9 + 0.5 * 1.0
+    g1 = 0.5 * -0.4 + 0.5 * -g2
+    g0 = 0.5 * 0.2 + 0.5 * -g1
+    np.testing.assert_allclose(t, [g0, g1, g2])
+    np.testing.assert_allclose(engine.lambda_targets(values, movers, game_of, results, 1.0), [1, -1, 1])
+    np.testing.assert_allclose(engine.lambda_targets(values, movers, game_of, results, 0.0), values)
+
+
+def test_selfplay_keeps_every_position_of_finished_games():
+    model = MLPValueNet(game="connect_four", inputs=85, hidden=[8])
+    out = engine.selfplay("connect_four", {}, model.flat_params(), 20, 0.1, 2, (0, 0, 0))
+    assert not np.isnan(out["results"]).any() and set(np.unique(out["results"])) <= {-1.0, 0.0, 1.0}
+    lengths = np.bincount(out["game_of"], minlength=20)
+    assert lengths.min() >= 7 and lengths.sum() == len(out["positions"])
+    # the positions are real: replaying any game's actions is not needed, each row is a legal state
+    assert np.all(out["positions"][:, 0] == out["movers"])
+
+
+def _args(run, rounds, *extra):
+    return engine.build_parser("tictactoe").parse_args(
+        ["--run", str(run), "--rounds", str(rounds), "--round-games", "100", "--hidden", "16",
+         "--workers", "1", "--eval-every", "0", "--quiet", "--lr", "0.003", *extra])
+
+
+def test_a_tiny_run_learns(tmp_path):
+    card = engine.train("tictactoe", _args(tmp_path, 25))
+    rows = (tmp_path / "metrics.csv").read_text().splitlines()[1:]
+    losses = [float(r.split(",")[3]) for r in rows]
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5])
+    weights = tmp_path / "tictactoe_net.pt"
+    assert card["self_play_games"] == 2500
+    result = run_tournament("tictactoe", [f"alphabeta:depth=1,eval={weights}", "random"], 100, seed=3,
+                            workers=1, progress=False)
+    spec = f"alphabeta:depth=1,eval={weights}"
+    points = sum(1.0 if r.returns[r.seats.index(spec)] > 0 else 0.5 if r.returns[r.seats.index(spec)] == 0
+                 else 0.0 for r in result.records)
+    assert points / 100 > 0.7
+
+
+def test_resume_is_exact(tmp_path):
+    engine.train("tictactoe", _args(tmp_path / "straight", 4))
+    engine.train("tictactoe", _args(tmp_path / "split", 2))
+    engine.train("tictactoe", _args(tmp_path / "split", 4, "--resume"))
+    a = load_value_net(tmp_path / "straight" / "tictactoe_net.pt", "tictactoe").state_dict()
+    b = load_value_net(tmp_path / "split" / "tictactoe_net.pt", "tictactoe").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    with pytest.raises(ValueError, match="pass --resume"):
+        engine.train("tictactoe", _args(tmp_path / "split", 6))
+    with pytest.raises(ValueError, match="--epsilon"):
+        engine.train("tictactoe", _args(tmp_path / "split", 6, "--resume", "--epsilon", "0.2"))
+
+
+def test_the_engine_refuses_games_it_cannot_train(tmp_path):
+    with pytest.raises(ValueError, match="two-player zero-sum games without chance"):
+        engine.train("backgammon", _args(tmp_path, 1))
+    with pytest.raises(ValueError, match="--lam"):
+        engine.train("tictactoe", _args(tmp_path, 1, "--lam", "2"))
+    with pytest.raises(ValueError, match="--hidden"):
+        engine.train("tictactoe", _args(tmp_path, 1, "--hidden", "0"))
+
+
+@pytest.fixture()
+def tictactoe_net(tmp_path):
+    torch.manual_seed(0)
+    model = MLPValueNet(game="tictactoe", inputs=18, hidden=[8])
+    path = tmp_path / "ttt.pt"
+    save_weights(model, path, {"note": "test"})
+    return path
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=3", "mcts:simulations=100", "expectiminimax:depth=2"])
+def test_every_search_takes_the_network(spec, tictactoe_net):
+    s = _state("tictactoe", [4])
+    agent = make(f"{spec},eval={tictactoe_net}", seed=0)
+    assert agent.act(s) in s.legal_actions()
+
+
+def test_mcts_scores_leaves_by_the_evaluation():
+    # O to move must block X's row 0-1-2: MCTS with the heuristic at the leaves finds it at once
+    s = _state("tictactoe", [0, 4, 1])
+    agent = make("mcts:simulations=60,eval=lines", seed=0)
+    assert agent.act(s) == 2
+
+
+def test_a_network_of_another_game_is_refused(tictactoe_net, tmp_path):
+    s = _state("connect_four", [3])
+    with pytest.raises(ValueError, match="holds a tictactoe network, not one for connect_four"):
+        make(f"alphabeta:depth=2,eval={tictactoe_net}", seed=0).act(s)
+    damaged = tmp_path / "damaged.pt"
+    damaged.write_bytes(tictactoe_net.read_bytes()[:-10])
+    with pytest.raises(DamagedFileError):
+        make(f"alphabeta:depth=2,eval={damaged}", seed=0)
+
+
+def test_the_cli_trains_any_declared_game(tmp_path, capsys):
+    from plies.cli import main
+
+    code = main(["train", "tictactoe", "--run", str(tmp_path), "--rounds", "2", "--round-games", "20",
+                 "--workers", "1", "--eval-every", "2", "--eval-games", "4", "--eval-depth", "1", "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "40 games" in out and "depth 1 vs alphabeta:depth=1, 4 games, round 2" in out
+    assert (tmp_path / "tictactoe_net.json").exists() and (tmp_path / "learning_curve.png").exists()
+    assert main(["train", "chess"]) == 2
