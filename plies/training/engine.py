@@ -18,11 +18,13 @@ sum, no chance. The trainer names no game.
   outcome, ``--lam 0`` the search value alone.
 - **Rounds over processes**: in round r every worker plays ``--round-games`` games with the
   weights of round r, seeded by (seed, round, worker); the main process takes ``--epochs``
-  passes of Adam over the round's positions (mean squared error of the tanh output). The network
-  after N rounds is a function of the seed, and ``--resume`` goes on exactly.
+  passes of Adam over the positions of the last ``--window`` rounds (mean squared error of the
+  tanh output; the window is saved beside the checkpoint). The network after N rounds is a
+  function of the seed, and ``--resume`` goes on exactly.
 - **Evaluation**: every ``--eval-every`` rounds the network at ``--eval-depth`` plies of
   alpha-beta plays ``--eval-games`` games (seats swapped in pairs) against each ``--opponent``
-  through the tournament engine; the score (wins plus half the draws) and its 95% interval go to
+  through the tournament engine, each pair from its own ``--eval-opening`` random plies (two
+  deterministic searches would otherwise replay the same few games); the score (wins plus half the draws) and its 95% interval go to
   ``RUN/metrics.csv`` and the curve to ``RUN/learning_curve.png``.
 - The final network goes to ``RUN/<game>_net.pt`` with its card (command, games, positions,
   seconds, machine, figures).
@@ -43,6 +45,7 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.value_net import MLPValueNet, require_torch
+from plies.files import DamagedFileError, atomic_write
 from plies.games.game import Game
 from plies.games.kernels import EVAL_T, KERNELS_T, STATE_T, TERMINAL, compiled, eval_ref, kernel_refs
 from plies.games.registry import get_game, new_state
@@ -207,13 +210,18 @@ def build_parser(game: str = "GAME") -> argparse.ArgumentParser:
     p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
     p.add_argument("--epsilon", type=float, default=0.05, help="share of random moves in self-play")
     p.add_argument("--random-plies", type=int, default=2, help="random moves at the start of each game")
-    p.add_argument("--epochs", type=int, default=2, help="passes over each round's positions")
+    p.add_argument("--epochs", type=int, default=2, help="passes over the positions at each round")
+    p.add_argument("--window", type=int, default=1,
+                   help="fit on the positions of the last N rounds (kept in RUN/replay.npz)")
     p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
     p.add_argument("--eval-every", type=int, default=10, help="rounds between evaluations (0: none)")
     p.add_argument("--eval-games", type=int, default=200, help="games against each opponent")
     p.add_argument("--eval-depth", type=int, default=2, help="alpha-beta depth of the network player")
+    p.add_argument("--eval-opening", type=int, default=4,
+                   help="random opening plies of each evaluation pair (deterministic searches "
+                   "otherwise replay the same few games)")
     p.add_argument("--opponent", default="", help="comma-separated agent specs to evaluate against "
                    "(default: alphabeta at the same depth with the game's heuristic)")
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
@@ -232,11 +240,11 @@ def _hidden(text: str) -> list[int]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for name in ("rounds", "round_games", "epochs", "batch", "workers", "eval_games", "eval_depth"):
+    for name in ("rounds", "round_games", "epochs", "window", "batch", "workers", "eval_games", "eval_depth"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
-    if args.eval_every < 0 or args.random_plies < 0:
-        raise ValueError("--eval-every and --random-plies must be 0 or more")
+    if args.eval_every < 0 or args.random_plies < 0 or args.eval_opening < 0:
+        raise ValueError("--eval-every, --eval-opening and --random-plies must be 0 or more")
     if args.eval_depth > 64:
         raise ValueError(f"--eval-depth must be at most 64, not {args.eval_depth}")
     for name in ("lam", "epsilon"):
@@ -252,18 +260,56 @@ def opponents_of(args: argparse.Namespace, game: Game) -> list[str]:
 
 
 def evaluate(game: str, weights: Path, depth: int, opponent: str, games: int, seed: int,
-             workers: int) -> tuple[float, int]:
+             workers: int, opening: int = 0) -> tuple[float, int]:
     """The score (wins plus half the draws, per game) of ``alphabeta:depth=D,eval=weights``
-    against ``opponent``, seats swapped in pairs."""
+    against ``opponent``, seats swapped in pairs, each pair from its own random opening."""
     from plies.evaluation import run_tournament
 
     spec = f"alphabeta:depth={depth},eval={weights}"
-    result = run_tournament(game, [spec, opponent], games, seed=seed, workers=workers, progress=False)
+    result = run_tournament(game, [spec, opponent], games, seed=seed, workers=workers, progress=False,
+                            opening_plies=opening)
     points = 0.0
     for record in result.records:
         mine = record.returns[record.seats.index(spec)]
         points += 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0
     return points / len(result.records), len(result.records)
+
+
+class Replay:
+    """The inputs and targets of the last ``window`` rounds, saved beside the checkpoint with
+    the round they end at (a resume checks it: a replay of another round is refused)."""
+
+    def __init__(self, path: Path, window: int) -> None:
+        self.path, self.window = path, window
+        self.rounds: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.rounds = [*self.rounds, (x, y)][-self.window:]
+
+    def data(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.concatenate([x for x, _ in self.rounds]), np.concatenate([y for _, y in self.rounds]))
+
+    def save(self, round_: int) -> None:
+        if self.window == 1:
+            return  # nothing carries over from one round to the next
+        arrays: dict[str, np.ndarray] = {"round": np.array(round_)}
+        for k, (x, y) in enumerate(self.rounds):
+            arrays[f"x{k}"], arrays[f"y{k}"] = x, y
+        atomic_write(self.path, lambda f: np.savez(f, **arrays))
+
+    def load(self, round_: int) -> None:
+        if self.window == 1:
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                stored = int(data["round"])
+                count = sum(1 for k in data.files if k.startswith("x"))
+                rounds = [(data[f"x{k}"], data[f"y{k}"]) for k in range(count)]
+        except (OSError, KeyError, ValueError) as err:
+            raise DamagedFileError(f"{self.path} cannot be read ({err}): the run cannot resume exactly") from None
+        if stored != round_:
+            raise DamagedFileError(f"{self.path} ends at round {stored}, the checkpoint at round {round_}")
+        self.rounds = rounds
 
 
 def _column(spec: str) -> str:
@@ -289,8 +335,8 @@ def _fit(model, optimizer, torch, x: np.ndarray, targets: np.ndarray, epochs: in
 
 def command_line(game: str, config: dict[str, Any]) -> str:
     flags = " ".join(f"--{k.replace('_', '-')} {config[k]}" for k in (
-        "rounds", "round_games", "hidden", "lr", "lam", "epsilon", "random_plies", "epochs", "batch",
-        "seed", "workers", "eval_every", "eval_games", "eval_depth"))
+        "rounds", "round_games", "hidden", "lr", "lam", "epsilon", "random_plies", "epochs", "window",
+        "batch", "seed", "workers", "eval_every", "eval_games", "eval_depth", "eval_opening"))
     return f"plies train {game} {flags}"
 
 
@@ -309,8 +355,8 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     arch_config = {"game": game_id, "inputs": inputs, "hidden": hidden}
     opponents = opponents_of(args, game)
     config = {k: getattr(args, k) for k in ("rounds", "round_games", "lr", "lam", "epsilon", "random_plies",
-                                            "epochs", "batch", "seed", "workers", "eval_every",
-                                            "eval_games", "eval_depth", "opponent")}
+                                            "epochs", "window", "batch", "seed", "workers", "eval_every",
+                                            "eval_games", "eval_depth", "eval_opening", "opponent")}
     config["hidden"] = ",".join(map(str, hidden))
     args.run.mkdir(parents=True, exist_ok=True)
     checkpoint = args.run / "checkpoint.pt"
@@ -325,7 +371,8 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
         restore_rng_states(payload["rng"], rng)
         progress = payload["progress"]
         stored = payload["config"]
-        for key in ("lam", "epsilon", "random_plies", "epochs", "batch", "seed", "workers", "round_games"):
+        for key in ("lam", "epsilon", "random_plies", "epochs", "window", "batch", "seed", "workers",
+                    "round_games"):
             if stored[key] != config[key]:
                 raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
                                  f"not {config[key]}: resume with the same settings")
@@ -333,7 +380,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
             for group in optimizer.param_groups:
                 group["lr"] = args.lr
         config = {**stored, **{k: config[k] for k in ("rounds", "lr", "eval_every", "eval_games",
-                                                       "eval_depth", "opponent")}}
+                                                       "eval_depth", "eval_opening", "opponent")}}
     elif checkpoint.exists():
         raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
     fields = FIELDS + [f"{_column(o)}{s}" for o in opponents for s in ("", "_low", "_high", "_games")]
@@ -342,6 +389,9 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     pool = (context.Pool(args.workers, initializer=_start_worker, initargs=(os.getpid(),))
             if args.workers > 1 else None)
+    replay = Replay(args.run / "replay.npz", args.window)
+    if args.resume and progress["round"]:
+        replay.load(progress["round"])
     began = time.perf_counter() - progress["seconds"]
     bar = tqdm(total=args.rounds, initial=progress["round"], disable=args.quiet, desc=f"{game_id} self-play")
     try:
@@ -355,8 +405,9 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
                                                      args.lam) for p in parts])
             positions = np.concatenate([p["positions"] for p in parts])
             keep = ~np.isnan(targets)
-            x = game.encode(np.ascontiguousarray(positions[keep]))
-            loss = _fit(model, optimizer, torch, x, targets[keep], args.epochs, args.batch, rng)
+            replay.add(game.encode(np.ascontiguousarray(positions[keep])), targets[keep].astype(np.float32))
+            x, y = replay.data()
+            loss = _fit(model, optimizer, torch, x, y, args.epochs, args.batch, rng)
             results = np.concatenate([p["results"] for p in parts])
             played = int((~np.isnan(results)).sum())
             progress["round"] += 1
@@ -374,7 +425,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
                 save_weights(model, snap, {"round": progress["round"], "games": progress["games"]})
                 for opponent in opponents:
                     rate, n = evaluate(game_id, snap, args.eval_depth, opponent, args.eval_games,
-                                       args.seed + progress["round"], args.workers)
+                                       args.seed + progress["round"], args.workers, args.eval_opening)
                     lo, hi = wilson(rate * n, n)
                     column = _column(opponent)
                     row.update({column: round(rate, 4), f"{column}_low": round(lo, 4),
@@ -383,6 +434,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
                                         f"{progress['round']}"] = f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
                     bar.set_postfix({opponent: f"{rate:.3f}"})
             log.add(**row)
+            replay.save(progress["round"])  # before the checkpoint: a resume finds the round's replay
             save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
             bar.update(1)
     finally:

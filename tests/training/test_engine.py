@@ -124,7 +124,7 @@ def test_selfplay_keeps_every_position_of_finished_games():
 def _args(run, rounds, *extra):
     return engine.build_parser("tictactoe").parse_args(
         ["--run", str(run), "--rounds", str(rounds), "--round-games", "100", "--hidden", "16",
-         "--workers", "1", "--eval-every", "0", "--quiet", "--lr", "0.003", *extra])
+         "--workers", "1", "--eval-every", "0", "--quiet", "--lr", "0.003", "--window", "2", *extra])
 
 
 def test_a_tiny_run_learns(tmp_path):
@@ -207,3 +207,10 @@ def test_the_cli_trains_any_declared_game(tmp_path, capsys):
     assert "40 games" in out and "depth 1 vs alphabeta:depth=1, 4 games, round 2" in out
     assert (tmp_path / "tictactoe_net.json").exists() and (tmp_path / "learning_curve.png").exists()
     assert main(["train", "chess"]) == 2
+
+
+def test_a_damaged_replay_stops_the_resume(tmp_path):
+    engine.train("tictactoe", _args(tmp_path, 2))
+    (tmp_path / "replay.npz").write_bytes(b"not a replay")
+    with pytest.raises(DamagedFileError, match="cannot resume exactly"):
+        engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
