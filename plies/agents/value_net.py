@@ -242,7 +242,7 @@ def _build_classes() -> dict[str, type]:
             sizes = [self.config["inputs"], *self.config["hidden"], 1]
             parts = [np.array([len(self.layers), *sizes], np.float64)]
             for layer in self.layers:
-                parts.append(layer.weight.detach().cpu().double().numpy().ravel())
+                parts.append(layer.weight.detach().cpu().double().numpy().T.ravel())  # a row per input
                 parts.append(layer.bias.detach().cpu().double().numpy().ravel())
             return np.ascontiguousarray(np.concatenate(parts))
 
