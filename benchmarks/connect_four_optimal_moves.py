@@ -67,18 +67,18 @@ def _wins_at_once(state: ConnectFourState) -> bool:
     return False
 
 
-def optimal_share(spec: str, arrays: np.ndarray, values: np.ndarray) -> tuple[int, float]:
-    """Optimal picks of ``spec`` and its median seconds a move."""
+def optimal_share(spec: str, arrays: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, float]:
+    """Whether ``spec`` picks an optimal move in each position, and its median seconds a move."""
     agent = make(spec, seed=0)
-    hits, times = 0, []
+    hits, times = [], []
     for array, column_values in zip(arrays, values):
         state = ConnectFourState()
         state.array[:] = array
         start = time.perf_counter()
         action = agent.act(state)
         times.append(time.perf_counter() - start)
-        hits += int(column_values[action] == column_values.max())
-    return hits, float(np.median(times))
+        hits.append(column_values[action] == column_values.max())
+    return np.array(hits), float(np.median(times))
 
 
 def main() -> None:
@@ -99,16 +99,18 @@ def main() -> None:
         args.positions.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(args.positions, lambda f: np.savez_compressed(f, arrays=arrays, values=values,
                                                                     skipped=skipped))
-    trivial = int(np.sum([np.all(v[v > -9] == v[v > -9].max()) for v in values]))
+    decisive = np.array([not np.all(v[v > -9] == v[v > -9].max()) for v in values])
     print(f"positions: {len(arrays)} (seed {args.seed}; {skipped} left unsolved within "
-          f"{args.node_limit:,} nodes; {trivial} where every move has the same value)")
-    print("| agent | optimal moves | share | 95% interval | median time a move |")
-    print("|---|---:|---:|---|---:|")
+          f"{args.node_limit:,} nodes; {int(decisive.sum())} where the moves differ in value)")
+    print("| agent | optimal moves | share | 95% interval | where the moves differ | median time a move |")
+    print("|---|---:|---:|---|---:|---:|")
     for spec in args.agents:
         hits, median = optimal_share(spec, arrays, values)
-        lo, hi = wilson(hits, len(arrays))
-        print(f"| `{spec}` | {hits} / {len(arrays)} | {100 * hits / len(arrays):.1f}% | "
-              f"{100 * lo:.1f}-{100 * hi:.1f}% | {1000 * median:.1f} ms |")
+        lo, hi = wilson(int(hits.sum()), len(arrays))
+        dlo, dhi = wilson(int(hits[decisive].sum()), int(decisive.sum()))
+        print(f"| `{spec}` | {int(hits.sum())} / {len(arrays)} | {100 * hits.mean():.1f}% | "
+              f"{100 * lo:.1f}-{100 * hi:.1f}% | {100 * hits[decisive].mean():.1f}% "
+              f"[{100 * dlo:.1f}, {100 * dhi:.1f}] | {1000 * median:.1f} ms |")
 
 
 if __name__ == "__main__":

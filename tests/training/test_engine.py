@@ -62,8 +62,10 @@ def test_othello_inputs_by_hand():
 def test_nine_mens_morris_inputs_by_hand():
     s = _state("nine_mens_morris", [0])  # White places on point 0; Black to move
     x = get_game("nine_mens_morris").encode(s.array[None])[0]
-    assert not x[:24].any() and np.flatnonzero(x[24:48]).tolist() == [0]
+    assert len(x) == 60 and not x[:24].any() and np.flatnonzero(x[24:48]).tolist() == [0]
     np.testing.assert_allclose(x[48:53], [9 / 9, 8 / 9, 0, 1 / 9, 0], rtol=1e-6)
+    # the heuristic's differences, Black's view: one stone fewer (stones count the hand too)
+    assert x[53] == pytest.approx(0.0) and x[59] == pytest.approx(1 / 100)  # 1 turn of the 100 without a mill
 
 
 @pytest.mark.parametrize("game", NET_GAMES)

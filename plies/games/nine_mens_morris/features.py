@@ -1,10 +1,14 @@
 """Nine Men's Morris's network inputs (``Game.encode``) and its compiled network value
 (``Game.net_value``, ``plies.games.value_kernels``).
 
-53 inputs from the view of the side to move: one per point (OpenSpiel's numbering) holding
+60 inputs from the view of the side to move: one per point (OpenSpiel's numbering) holding
 the mover's stone, one per point holding the opponent's, then stones in hand (mover,
-opponent) / 9, stones on the board (mover, opponent) / 9, and 1 while the mover is removing a
-stone after closing a mill.
+opponent) / 9, stones on the board (mover, opponent) / 9, 1 while the mover is removing a
+stone after closing a mill, the six differences the `weighted` heuristic weighs (stones,
+mills, blocked stones, open mills, double mills, mobility; mover minus opponent, / 10), and
+the turns since the last removal over the draw limit (the no-mill or turn cap rule, else 200).
+A network over the raw points alone stayed below the heuristic at equal depth; these inputs
+let it start from what the heuristic knows.
 """
 
 from __future__ import annotations
@@ -13,10 +17,20 @@ import numpy as np
 from numba import njit
 
 from plies.games.kernels import EVAL_SIG
-from plies.games.nine_mens_morris.rules import HAND, NUM_POINTS, ON_BOARD, POINTS, REMOVING
+from plies.games.nine_mens_morris.rules import (
+    HAND,
+    NUM_POINTS,
+    ON_BOARD,
+    OPT_NO_MILL,
+    OPT_TURN_CAP,
+    POINTS,
+    QUIET,
+    REMOVING,
+    features,
+)
 from plies.games.value_kernels import mlp_value, value_for_seat
 
-INPUTS = 2 * NUM_POINTS + 5
+INPUTS = 2 * NUM_POINTS + 12
 
 
 @njit(cache=True)
@@ -32,11 +46,17 @@ def features_into(state, out):
     out[k + 2] = state[ON_BOARD + mover] / 9.0
     out[k + 3] = state[ON_BOARD + 1 - mover] / 9.0
     out[k + 4] = 1.0 if state[REMOVING] else 0.0
+    differences = np.empty(6, np.float64)
+    features(state, mover, differences)
+    for i in range(6):
+        out[k + 5 + i] = differences[i] / 10.0
+    limit = state[OPT_NO_MILL] if state[OPT_NO_MILL] else state[OPT_TURN_CAP]
+    out[k + 11] = min(1.0, state[QUIET] / (limit if limit else 200))
 
 
 @njit(cache=True)
 def encode(states):
-    """B x 53 float32 inputs of a batch of state arrays."""
+    """B x 60 float32 inputs of a batch of state arrays."""
     out = np.empty((states.shape[0], INPUTS), np.float32)
     row = np.empty(INPUTS, np.float64)
     for b in range(states.shape[0]):
