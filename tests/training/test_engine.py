@@ -216,3 +216,17 @@ def test_a_damaged_replay_stops_the_resume(tmp_path):
     (tmp_path / "replay.npz").write_bytes(b"not a replay")
     with pytest.raises(DamagedFileError, match="cannot resume exactly"):
         engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
+
+
+@pytest.mark.parametrize("game", ["connect_four", "othello", "nine_mens_morris"])
+def test_the_shipped_network_plays_its_game(game):
+    from plies.agents.value_net import shipped_weights
+
+    if not shipped_weights(game).exists():
+        pytest.skip(f"no shipped {game} network")
+    card = load_value_net(shipped_weights(game), game)
+    assert card.arch == "mlp_value"
+    spec = "alphabeta:depth=2,eval=net"
+    result = run_tournament(game, [spec, "random"], 8, seed=5, workers=1, progress=False, opening_plies=2)
+    wins = sum(r.returns[r.seats.index(spec)] > 0 for r in result.records)
+    assert wins >= 7
