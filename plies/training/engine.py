@@ -16,7 +16,7 @@ sum, no chance. The trainer names no game.
   G_(t+1)``, each turned to the view of the side to move at ``t``, where ``u_t`` is the 1-ply
   value of position ``t`` and the game's result closes the recursion. ``--lam 1`` is the plain
   outcome, ``--lam 0`` the search value alone.
-- **Rounds over processes**: in round r every worker plays ``--round-games`` games with the
+- **Rounds over processes** (or Ray, ``--backend ray``): in round r every worker plays ``--round-games`` games with the
   weights of round r, seeded by (seed, round, worker); the main process takes ``--epochs``
   passes of Adam over the positions of the last ``--window`` rounds (mean squared error of the
   tanh output; the window is saved beside the checkpoint). The network after N rounds is a
@@ -159,11 +159,12 @@ def check_trainable(game: Game) -> None:
                          "both (docs/training.md, training any game)")
 
 
-def selfplay(game_id: str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
+def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
              random_plies: int, seed: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """One worker's games of a round: positions, their inputs, TD values and results."""
-    game = get_game(game_id)
-    start = new_state(game_id, seed=0, **options)
+    """One worker's games of a round: positions, their inputs, TD values and results. ``game``
+    travels to worker processes as its declaration (a user's game is found by its module)."""
+    game = get_game(game) if isinstance(game, str) else game
+    start = game.new_state(0, **options)
     max_plies = int(start.max_game_length)
     # room for games of a typical length; a round whose games run long plays fewer of them
     capacity = games * min(max_plies, TYPICAL_PLIES) + max_plies
@@ -194,6 +195,33 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     return selfplay(*job)
 
 
+class _RoundRunner:
+    """Plays a round's jobs (one per worker) in order: here, in a process pool or on Ray.
+    Each job is a function of its seed, so every backend gives the same round."""
+
+    def __init__(self, backend: str, workers: int) -> None:
+        self.pool = self.ray = None
+        if backend == "ray":
+            from plies.evaluation.ray_watchdog import start_ray
+
+            self.ray = start_ray(workers)
+            self.remote = self.ray.remote(_worker_round)
+        elif workers > 1:
+            context = multiprocessing.get_context("spawn")
+            self.pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid(),))
+
+    def __call__(self, jobs: list[tuple]) -> list[dict[str, np.ndarray]]:
+        if self.ray is not None:
+            return self.ray.get([self.remote.remote(job) for job in jobs])
+        if self.pool is not None:
+            return self.pool.map(_worker_round, jobs)
+        return [_worker_round(job) for job in jobs]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+
+
 # ----- training --------------------------------------------------------------------------------
 FIELDS = ["round", "games", "positions", "loss", "draw_rate", "moves_per_game", "seconds",
           "positions_per_second"]
@@ -216,6 +244,9 @@ def build_parser(game: str = "GAME") -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
+    p.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where the workers run: processes of this machine, or Ray (a cluster named "
+                   "by RAY_ADDRESS, else a local Ray); the same run either way")
     p.add_argument("--eval-every", type=int, default=10, help="rounds between evaluations (0: none)")
     p.add_argument("--eval-games", type=int, default=200, help="games against each opponent")
     p.add_argument("--eval-depth", type=int, default=2, help="alpha-beta depth of the network player")
@@ -386,9 +417,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     fields = FIELDS + [f"{_column(o)}{s}" for o in opponents for s in ("", "_low", "_high", "_games")]
     log = MetricsLog(args.run / "metrics.csv", fields,
                      resume_step=progress["round"] if args.resume else None, step_field="round")
-    context = multiprocessing.get_context("spawn")
-    pool = (context.Pool(args.workers, initializer=_start_worker, initargs=(os.getpid(),))
-            if args.workers > 1 else None)
+    play_round = _RoundRunner(args.backend, args.workers)
     replay = Replay(args.run / "replay.npz", args.window)
     if args.resume and progress["round"]:
         replay.load(progress["round"])
@@ -398,9 +427,9 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
         while progress["round"] < args.rounds:
             t0 = time.perf_counter()
             params = model.flat_params()
-            jobs = [(game_id, {}, params, args.round_games, args.epsilon, args.random_plies,
+            jobs = [(game, {}, params, args.round_games, args.epsilon, args.random_plies,
                      (args.seed, progress["round"], w)) for w in range(args.workers)]
-            parts = pool.map(_worker_round, jobs) if pool else [_worker_round(jobs[0])]
+            parts = play_round(jobs)
             targets = np.concatenate([lambda_targets(p["values"], p["movers"], p["game_of"], p["results"],
                                                      args.lam) for p in parts])
             positions = np.concatenate([p["positions"] for p in parts])
@@ -439,8 +468,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
             bar.update(1)
     finally:
         bar.close()
-        if pool:
-            pool.terminate()
+        play_round.close()
     series = {_column(o): f"alphabeta:depth={args.eval_depth},eval=net vs {o}" for o in opponents}
     plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
                f"{game.title}: the network's score", interval=(f"{_column(opponents[0])}_low",

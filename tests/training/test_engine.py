@@ -230,3 +230,13 @@ def test_the_shipped_network_plays_its_game(game):
     result = run_tournament(game, [spec, "random"], 8, seed=5, workers=1, progress=False, opening_plies=2)
     wins = sum(r.returns[r.seats.index(spec)] > 0 for r in result.records)
     assert wins >= 7
+
+
+@pytest.mark.slow
+def test_ray_and_processes_train_the_same_network(tmp_path):
+    pytest.importorskip("ray")
+    engine.train("tictactoe", _args(tmp_path / "processes", 2, "--workers", "2"))
+    engine.train("tictactoe", _args(tmp_path / "ray", 2, "--workers", "2", "--backend", "ray"))
+    a = load_value_net(tmp_path / "processes" / "tictactoe_net.pt", "tictactoe").state_dict()
+    b = load_value_net(tmp_path / "ray" / "tictactoe_net.pt", "tictactoe").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
