@@ -23,7 +23,8 @@ from plies.agents.wrappers import checked_action
 from plies.envs.loop import GameLoop
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
-from plies.games.registry import state_class
+from plies.games.registry import GameEntry, register_game, state_class
+from plies.games.registry import entries as game_entries
 from plies.games.state import GameState
 
 
@@ -242,10 +243,23 @@ BACKENDS = ("process", "ray")
 PARENT_POLL_SECONDS = 0.5
 
 
-def _start_worker(parent: int, entries: Any) -> None:
-    """A worker's set-up: it ends when its parent does, and knows the users' agents."""
+def registries() -> tuple[dict[str, Any], list[GameEntry]]:
+    """What a worker must know of this process: the users' registered agents (checked to
+    travel) and every registered game (a user's game is found by its module path)."""
+    return picklable_registry(), game_entries()
+
+
+def install_registries(known: tuple[dict[str, Any], list[GameEntry]]) -> None:
+    agents, games = known
+    install_registered(agents)
+    for entry in games:
+        register_game(entry.id, entry.target, entry.gym_id)
+
+
+def _start_worker(parent: int, known: tuple[dict[str, Any], list[GameEntry]]) -> None:
+    """A worker's set-up: it ends when its parent does, and knows the users' agents and games."""
     exit_with_parent(parent)
-    install_registered(entries)
+    install_registries(known)
 
 
 def exit_with_parent(parent: int) -> None:
@@ -283,9 +297,10 @@ def play_games(
         for scheduled in games:
             yield play_game(config, scheduled)
     else:
-        entries = picklable_registry()  # users' registered agents, sent to every worker
+        known = registries()  # users' registered agents and games, sent to every worker
+        entries = known[0]
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                 initializer=_start_worker, initargs=(os.getpid(), entries)) as pool:
+                                 initializer=_start_worker, initargs=(os.getpid(), known)) as pool:
             try:
                 pool.submit(int, 0).result()
             except BrokenProcessPool as err:
@@ -310,7 +325,7 @@ def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], wor
     from plies.evaluation.ray_watchdog import start_ray
 
     ray = start_ray(workers)
-    entries = picklable_registry()
+    entries = registries()
     remote_play = ray.remote(_play_with_registry)
     queue = iter(games)
     running = [remote_play.remote(entries, config, g) for g in itertools.islice(queue, max(1, workers) * 2)]
@@ -323,9 +338,10 @@ def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], wor
                 running.append(remote_play.remote(entries, config, nxt))
 
 
-def _play_with_registry(entries: dict[str, Any], config: TournamentConfig, scheduled: ScheduledGame) -> GameRecord:
+def _play_with_registry(entries: tuple[dict[str, Any], list[GameEntry]], config: TournamentConfig,
+                        scheduled: ScheduledGame) -> GameRecord:
     """``play_game`` in a worker that first learns the users' registered agents."""
-    install_registered(entries)
+    install_registries(entries)
     return play_game(config, scheduled)
 
 

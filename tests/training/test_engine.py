@@ -240,3 +240,15 @@ def test_ray_and_processes_train_the_same_network(tmp_path):
     a = load_value_net(tmp_path / "processes" / "tictactoe_net.pt", "tictactoe").state_dict()
     b = load_value_net(tmp_path / "ray" / "tictactoe_net.pt", "tictactoe").state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_users_game_trains_in_worker_processes(tmp_path, monkeypatch):
+    from plies.games import registry
+
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))  # unregistered afterwards
+    registry.register_game("signed_tictactoe", "tests.training.user_game:GAME")
+    args = _args(tmp_path, 2, "--workers", "2", "--eval-every", "2", "--eval-games", "4", "--eval-depth", "2")
+    card = engine.train("signed_tictactoe", args)
+    assert card["self_play_games"] == 400 and card["arch_config"]["inputs"] == 9
+    model = load_value_net(tmp_path / "signed_tictactoe_net.pt", "signed_tictactoe")
+    assert model.config["game"] == "signed_tictactoe"

@@ -1,0 +1,51 @@
+"""A game declared outside plies, as a user would: Tic-Tac-Toe's rules under another id, with
+its own network inputs (the marks as +1 / -1 from the mover's view: 9 inputs). The training
+engine trains it without knowing it."""
+
+import numpy as np
+from numba import njit
+
+from plies.games.game import Game
+from plies.games.kernels import EVAL_SIG
+from plies.games.registry import get_game
+from plies.games.tictactoe.rules import CELLS
+from plies.games.tictactoe.state import TicTacToeState
+from plies.games.value_kernels import mlp_value, value_for_seat
+
+INPUTS = 9
+
+
+class SignedTicTacToe(TicTacToeState):
+    __slots__ = ()
+
+
+@njit(cache=True)
+def features_into(state, out):
+    mover = state[0] if state[0] == 0 or state[0] == 1 else 0
+    for c in range(9):
+        mark = state[CELLS + c]
+        out[c] = 0.0 if mark == 0 else (1.0 if mark == mover + 1 else -1.0)
+
+
+@njit(cache=True)
+def encode(states):
+    out = np.empty((states.shape[0], INPUTS), np.float32)
+    row = np.empty(INPUTS, np.float64)
+    for b in range(states.shape[0]):
+        features_into(states[b], row)
+        out[b, :] = row
+    return out
+
+
+@njit(EVAL_SIG, cache=True)
+def net_value(state, seat, params):
+    x = np.empty(INPUTS, np.float64)
+    features_into(state, x)
+    return value_for_seat(state[0], seat, mlp_value(x, params))
+
+
+_base = get_game("tictactoe")
+_fields = {name: getattr(_base, name) for name in _base.__dataclass_fields__}
+_fields.update(id="signed_tictactoe", title="Tic-Tac-Toe (a user's game)", state_class=SignedTicTacToe,
+               encode=encode, net_value=net_value)
+GAME = Game(**_fields)
