@@ -253,12 +253,18 @@ def draw_outcome(outcomes, probs, count, u):
     return outcomes[count - 1]
 
 
+_NUMPY_INTEGERS = frozenset((np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8))
+
+
 def action_index(value: Any, what: str = "action", allowed: str = "") -> int:
     """``value`` as a Python int, if it is a Python or numpy integer (not a bool): floats,
     strings and bools are refused rather than truncated or parsed. ``allowed`` ends the
     message (e.g. " in range(9)")."""
-    if type(value) is int:
+    kind = type(value)
+    if kind is int:
         return value
+    if kind in _NUMPY_INTEGERS:  # the usual case after the int check: no ABC lookups
+        return int(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{what} must be an integer{allowed}, got {value!r} ({type(value).__name__})")
     return int(value)
