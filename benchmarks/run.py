@@ -1,7 +1,7 @@
 """Time every registered game against every peer that has it, all the same way, in one run.
 
     python -m benchmarks.run [--games tictactoe,othello] [--peers openspiel,pettingzoo,pgx]
-                             [--what playout,aec,vector,calls] [--seconds 2] [--batches 1,1024]
+                             [--what playout,aec,single,vector,calls] [--seconds 2] [--batches 1,1024]
                              [--register ID=pkg.module:GAME] [--json OUT] [--compare-with OLD_CHECKOUT]
 
 Kinds of measurement (a step is one applied action; rates are the best of five repeats):
@@ -10,6 +10,9 @@ Kinds of measurement (a step is one applied action; rates are the best of five r
   next to OpenSpiel's Python API;
 - ``aec``: the PettingZoo AEC env with random masked actions, next to PettingZoo's classic envs
   and OpenSpiel's games through Shimmy;
+- ``single``: the single-agent Gymnasium env, a random learner against the ``random`` opponent
+  (learner steps), next to PettingZoo's classic envs and OpenSpiel's games through Shimmy
+  stepped as AEC envs where only the first seat's steps count;
 - ``vector``: the batched env (serial) at each batch size, next to pgx at the same size and
   OpenSpiel one game at a time (both count player decisions only);
 - ``calls``: nanoseconds per GameState call over the decision nodes of random games, next to
@@ -44,13 +47,14 @@ SUBJECT_SCRIPT = Path(subject.__file__).resolve()
 TITLES = {
     "playout": "Random playouts through the GameState (steps/s)",
     "aec": "PettingZoo AEC env, random masked actions (steps/s)",
+    "single": "Single-agent env against a random opponent (learner steps/s; peers: AEC envs, the first seat's steps)",
     "vector": "Batched env, random legal actions (steps/s; player decisions)",
     "calls": "GameState calls (ns per call)",
 }
 
 
 def variants(kind: str, batches: tuple[int, ...]) -> tuple[str, ...]:
-    return {"playout": subject.PLAYOUT_VARIANTS, "aec": ("env",), "vector": tuple(map(str, batches)),
+    return {"playout": subject.PLAYOUT_VARIANTS, "aec": ("env",), "single": ("env",), "vector": tuple(map(str, batches)),
             "calls": subject.CALLS}[kind]
 
 

@@ -23,7 +23,7 @@ else:  # run as a script by run.py's --compare-with: this file's folder is sys.p
 
 import plies
 
-KINDS = ("playout", "aec", "vector", "calls")
+KINDS = ("playout", "aec", "single", "vector", "calls")
 PLAYOUT_VARIANTS = ("apply", "apply_unchecked")
 CALLS = ("legal_actions", "apply+undo", "apply_unchecked+undo", "is_terminal", "current_player",
          "returns", "clone")
@@ -62,16 +62,19 @@ def playout(game: str, checked: bool) -> Workload:
     return run
 
 
-def aec_loop(env, mask_in_info: bool = False) -> Workload:
+def aec_loop(env, mask_in_info: bool = False, learner_only: bool = False) -> Workload:
     """One game of a PettingZoo AEC env with random masked actions, the loop users write; every
     ``env.step`` (the final ``None`` steps included) is a step. Shared with the peers' AEC envs
-    (``mask_in_info`` for envs that give the mask in ``info``, as Shimmy's do)."""
+    (``mask_in_info`` for envs that give the mask in ``info``, as Shimmy's do). With
+    ``learner_only`` only the first agent's moves count: a single learner's steps, the other
+    seat's random replies being part of each (the ``single`` kind's peers)."""
     choice = random.Random(0).choice
 
     def run() -> int:
         env.reset(seed=0)
         steps = 0
-        for _agent in env.agent_iter():
+        learner = env.possible_agents[0]
+        for agent in env.agent_iter():
             obs, _reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 action = None
@@ -79,10 +82,35 @@ def aec_loop(env, mask_in_info: bool = False) -> Workload:
                 mask = info["action_mask"] if mask_in_info else obs["action_mask"]
                 action = choice(np.flatnonzero(mask).tolist())
             env.step(action)
+            if not learner_only or (agent == learner and action is not None):
+                steps += 1
+        return steps
+
+    return run
+
+
+def single_loop(env) -> Workload:
+    """One game of the single-agent Gymnasium env with random masked actions (the opponent, a
+    random agent, replies inside each step); every learner step is a step."""
+    choice = random.Random(0).choice
+
+    def run() -> int:
+        _obs, info = env.reset(seed=0)
+        steps, done = 0, False
+        while not done:
+            action = choice(np.flatnonzero(info["action_mask"]).tolist())
+            _obs, _reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
             steps += 1
         return steps
 
     return run
+
+
+def single_env(game: str):
+    from plies.envs.single_agent import SingleAgentEnv
+
+    return SingleAgentEnv(game, opponent="random")
 
 
 def vector_module():
@@ -177,6 +205,8 @@ def workload(kind: str, game: str, variant: str) -> Workload:
         return playout(game, checked=variant == "apply")
     if kind == "aec":
         return aec_loop(plies.make(game))
+    if kind == "single":
+        return single_loop(single_env(game))
     if kind == "vector":
         return batched(game, int(variant))
     if kind == "calls":
@@ -193,6 +223,7 @@ def warm(game: str, batches: tuple[int, ...] = (1, 1024)) -> None:
     for checked in (True, False):
         playout(game, checked)()
     aec_loop(plies.make(game))()
+    single_loop(single_env(game))()
     for batch in batches:
         batched(game, batch, repeats=2)()
     call_workload(positions(game, 4), "apply+undo")()

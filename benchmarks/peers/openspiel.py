@@ -19,6 +19,7 @@ GAMES = {
 LABELS = {
     "playout": "OpenSpiel Python API, apply_action",
     "aec": "OpenSpiel via Shimmy (OpenSpielCompatibilityV0)",
+    "single": "OpenSpiel via Shimmy (AEC), the first seat's steps (the other replies at random)",
     "vector": "OpenSpiel Python API, one game at a time (decisions only)",
     "calls": "OpenSpiel Python API",
 }
@@ -76,14 +77,15 @@ def playout(game: str, decisions_only: bool = False) -> Workload:
     return run
 
 
-def shimmy_aec(game: str) -> Workload:
+def shimmy_aec(game: str, learner_only: bool = False) -> Workload:
     try:
         from shimmy import OpenSpielCompatibilityV0
     except ImportError as error:
         raise Unavailable(f"{error} (pip install shimmy)") from error
     if game not in GAMES:
         raise Unavailable(f"OpenSpiel has no {game}")
-    return aec_loop(OpenSpielCompatibilityV0(game_name=GAMES[game]), mask_in_info=True)
+    return aec_loop(OpenSpielCompatibilityV0(game_name=GAMES[game]), mask_in_info=True,
+                    learner_only=learner_only)
 
 
 def positions(game: str, count: int = POSITIONS) -> list:
@@ -138,6 +140,8 @@ def workload(kind: str, game: str, variant: str) -> Workload:
         return playout(game)
     if kind == "aec":
         return shimmy_aec(game)
+    if kind == "single":
+        return shimmy_aec(game, learner_only=True)
     if kind == "vector":
         return playout(game, decisions_only=True)
     if kind == "calls":

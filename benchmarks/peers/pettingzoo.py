@@ -9,7 +9,8 @@ from benchmarks.timing import Unavailable, Workload
 
 NAME = "PettingZoo"
 GAMES = {"tictactoe": "tictactoe_v3", "connect_four": "connect_four_v3"}
-LABELS = {"aec": "PettingZoo classic env (AEC)"}
+LABELS = {"aec": "PettingZoo classic env (AEC)",
+          "single": "PettingZoo classic env (AEC), the first seat's steps (the other replies at random)"}
 
 
 def missing() -> str | None:
@@ -28,4 +29,4 @@ def workload(kind: str, game: str, variant: str) -> Workload:
     if kind not in LABELS or game not in GAMES:
         raise Unavailable(f"PettingZoo has no {kind} measurement of {game}")
     module = importlib.import_module(f"pettingzoo.classic.{GAMES[game]}")
-    return aec_loop(module.env())
+    return aec_loop(module.env(), learner_only=kind == "single")
