@@ -18,8 +18,16 @@ input count against the game's encoder before any search runs (``check_flat_para
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from plies.games.kernels import STATE_T, KernelRef
+
+FEATURES_SIG = types.void(STATE_T, types.float64[::1])
+"""features_into(state, out): a game's network inputs for one position, written into out."""
+FEATURES_T = types.FunctionType(FEATURES_SIG)
 
 MAX_WIDTH = 4096
 """The widest layer a compiled network may have (inputs included)."""
@@ -53,6 +61,31 @@ def mlp_value(x, params):
         current = out
         cursor = bias_at + n_out
     return np.tanh(current[0])
+
+
+@njit(types.float32[:, ::1](types.int64[:, ::1], types.int64, FEATURES_T), cache=True)
+def _encode_rows(states, inputs, features_into):
+    out = np.empty((states.shape[0], inputs), np.float32)
+    row = np.empty(inputs, np.float64)
+    for b in range(states.shape[0]):
+        features_into(states[b], row)
+        out[b, :] = row
+    return out
+
+
+@cache
+def _features_ref(features_into) -> KernelRef:
+    return KernelRef(features_into, FEATURES_SIG)
+
+
+def encode_rows(states: np.ndarray, inputs: int, features_into) -> np.ndarray:
+    """A batch of state arrays as B x ``inputs`` float32 network inputs, through a game's
+    ``features_into`` (compiled with ``FEATURES_SIG``): what each game's ``Game.encode`` calls.
+    One compiled loop serves every game (the kernel travels as a function value)."""
+    states = np.ascontiguousarray(states, np.int64)
+    if states.ndim != 2:
+        raise ValueError(f"encode takes a 2-d batch of state arrays, not shape {states.shape}")
+    return _encode_rows(states, int(inputs), _features_ref(features_into))
 
 
 @njit(cache=True, inline="always")

@@ -10,7 +10,7 @@ from plies.games.kernels import EVAL_SIG
 from plies.games.registry import get_game
 from plies.games.tictactoe.rules import CELLS
 from plies.games.tictactoe.state import TicTacToeState
-from plies.games.value_kernels import mlp_value, value_for_seat
+from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
 INPUTS = 9
 
@@ -19,7 +19,7 @@ class SignedTicTacToe(TicTacToeState):
     __slots__ = ()
 
 
-@njit(cache=True)
+@njit(FEATURES_SIG, cache=True)
 def features_into(state, out):
     mover = state[0] if state[0] == 0 or state[0] == 1 else 0
     for c in range(9):
@@ -27,14 +27,8 @@ def features_into(state, out):
         out[c] = 0.0 if mark == 0 else (1.0 if mark == mover + 1 else -1.0)
 
 
-@njit(cache=True)
 def encode(states):
-    out = np.empty((states.shape[0], INPUTS), np.float32)
-    row = np.empty(INPUTS, np.float64)
-    for b in range(states.shape[0]):
-        features_into(states[b], row)
-        out[b, :] = row
-    return out
+    return encode_rows(states, INPUTS, features_into)
 
 
 @njit(EVAL_SIG, cache=True)

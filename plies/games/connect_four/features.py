@@ -15,7 +15,7 @@ from numba import njit
 
 from plies.games.connect_four.rules import HEIGHT, STONES, WIDTH
 from plies.games.kernels import EVAL_SIG
-from plies.games.value_kernels import mlp_value, value_for_seat
+from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
 INPUTS = 2 * 7 * 6 + 1
 """Inputs on the standard board (``input_count`` for any other)."""
@@ -26,7 +26,7 @@ def input_count(width, height):
     return 2 * width * height + 1
 
 
-@njit(cache=True)
+@njit(FEATURES_SIG, cache=True)
 def features_into(state, out):
     mover = state[0] if state[0] == 0 or state[0] == 1 else 0
     width, height = state[WIDTH], state[HEIGHT]
@@ -42,16 +42,10 @@ def features_into(state, out):
     out[2 * cells] = 1.0 if mover == 0 else 0.0
 
 
-@njit(cache=True)
-def encode(states):
+def encode(states: np.ndarray) -> np.ndarray:
     """B x inputs float32 inputs of a batch of state arrays (all of one board size)."""
-    n = input_count(states[0, WIDTH], states[0, HEIGHT]) if states.shape[0] else INPUTS
-    out = np.empty((states.shape[0], n), np.float32)
-    row = np.empty(n, np.float64)
-    for b in range(states.shape[0]):
-        features_into(states[b], row)
-        out[b, :] = row
-    return out
+    inputs = input_count(states[0, WIDTH], states[0, HEIGHT]) if len(states) else INPUTS
+    return encode_rows(states, inputs, features_into)
 
 
 @njit(EVAL_SIG, cache=True)

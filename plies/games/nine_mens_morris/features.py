@@ -28,12 +28,12 @@ from plies.games.nine_mens_morris.rules import (
     REMOVING,
     features,
 )
-from plies.games.value_kernels import mlp_value, value_for_seat
+from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
 INPUTS = 2 * NUM_POINTS + 12
 
 
-@njit(cache=True)
+@njit(FEATURES_SIG, cache=True)
 def features_into(state, out):
     mover = state[0] if state[0] == 0 or state[0] == 1 else 0
     for p in range(NUM_POINTS):
@@ -54,15 +54,9 @@ def features_into(state, out):
     out[k + 11] = min(1.0, state[QUIET] / (limit if limit else 200))
 
 
-@njit(cache=True)
-def encode(states):
+def encode(states: np.ndarray) -> np.ndarray:
     """B x 60 float32 inputs of a batch of state arrays."""
-    out = np.empty((states.shape[0], INPUTS), np.float32)
-    row = np.empty(INPUTS, np.float64)
-    for b in range(states.shape[0]):
-        features_into(states[b], row)
-        out[b, :] = row
-    return out
+    return encode_rows(states, INPUTS, features_into)
 
 
 @njit(EVAL_SIG, cache=True)

@@ -14,12 +14,12 @@ from numba import njit
 
 from plies.games.kernels import EVAL_SIG
 from plies.games.othello.rules import DISCS, moves_of, popcount
-from plies.games.value_kernels import mlp_value, value_for_seat
+from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
 INPUTS = 130
 
 
-@njit(cache=True)
+@njit(FEATURES_SIG, cache=True)
 def features_into(state, out):
     mover = state[0] if state[0] == 0 or state[0] == 1 else 0
     own, other = state[DISCS + mover], state[DISCS + 1 - mover]
@@ -30,15 +30,9 @@ def features_into(state, out):
     out[129] = popcount(moves_of(other, own)) / 20.0
 
 
-@njit(cache=True)
-def encode(states):
+def encode(states: np.ndarray) -> np.ndarray:
     """B x 130 float32 inputs of a batch of state arrays."""
-    out = np.empty((states.shape[0], INPUTS), np.float32)
-    row = np.empty(INPUTS, np.float64)
-    for b in range(states.shape[0]):
-        features_into(states[b], row)
-        out[b, :] = row
-    return out
+    return encode_rows(states, INPUTS, features_into)
 
 
 @njit(EVAL_SIG, cache=True)

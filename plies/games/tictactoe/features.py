@@ -12,12 +12,12 @@ from numba import njit
 
 from plies.games.kernels import EVAL_SIG
 from plies.games.tictactoe.rules import CELLS
-from plies.games.value_kernels import mlp_value, value_for_seat
+from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
 INPUTS = 18
 
 
-@njit(cache=True)
+@njit(FEATURES_SIG, cache=True)
 def features_into(state, out):
     mover = state[0] if state[0] == 0 or state[0] == 1 else 0
     for c in range(9):
@@ -26,15 +26,9 @@ def features_into(state, out):
         out[9 + c] = 1.0 if mark == 2 - mover else 0.0
 
 
-@njit(cache=True)
-def encode(states):
+def encode(states: np.ndarray) -> np.ndarray:
     """B x 18 float32 inputs of a batch of state arrays."""
-    out = np.empty((states.shape[0], INPUTS), np.float32)
-    row = np.empty(INPUTS, np.float64)
-    for b in range(states.shape[0]):
-        features_into(states[b], row)
-        out[b, :] = row
-    return out
+    return encode_rows(states, INPUTS, features_into)
 
 
 @njit(EVAL_SIG, cache=True)
