@@ -93,12 +93,14 @@ def main() -> None:
     if args.positions.exists():
         with np.load(args.positions, allow_pickle=False) as data:
             arrays, values, skipped = data["arrays"], data["values"], int(data["skipped"])
+            if "node_limit" in data.files:
+                args.node_limit = int(data["node_limit"])
         print(f"{len(arrays)} positions from {args.positions}")
     else:
         arrays, values, skipped = draw_positions(args.count, args.seed, args.node_limit)
         args.positions.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(args.positions, lambda f: np.savez_compressed(f, arrays=arrays, values=values,
-                                                                    skipped=skipped))
+                                                                    skipped=skipped, node_limit=args.node_limit))
     decisive = np.array([not np.all(v[v > -9] == v[v > -9].max()) for v in values])
     print(f"positions: {len(arrays)} (seed {args.seed}; {skipped} left unsolved within "
           f"{args.node_limit:,} nodes; {int(decisive.sum())} where the moves differ in value)")
