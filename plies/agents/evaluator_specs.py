@@ -10,7 +10,6 @@ from plies.agents.evaluators import Evaluator, HeuristicEvaluator
 from plies.agents.value_net import compiled_net_params, net_evaluator, shipped_names
 from plies.files import load_torch
 from plies.games.state import GameState
-from plies.games.value_kernels import check_flat_params
 
 
 def names_network(state: GameState, name: str) -> bool:
@@ -24,9 +23,11 @@ def compiled_network(state: GameState, name: str) -> HeuristicEvaluator:
     this state (the kernel reads them without bounds checks)."""
     game = state.game
     path = name if name.endswith(".pt") else None
-    params = compiled_net_params(game.id, path, name if path is None else "net")
+    params = compiled_net_params(game.id, path, name if path is None else "net")  # layout checked
     inputs = int(game.encode(state.array[None]).shape[1])
-    check_flat_params(params, inputs, f"the {game.id} network {name!r}")
+    if int(params[1]) != inputs:  # e.g. a network of another board size
+        raise ValueError(f"the {game.id} network {name!r} takes {int(params[1])} inputs; this game's "
+                         f"encoder gives {inputs}")
     return HeuristicEvaluator(game.net_value, params, name)
 
 

@@ -32,6 +32,8 @@ _F1 = types.float64[::1]
 _F2 = types.float64[:, ::1]
 
 _NO_PARAMS = np.zeros(1, np.float64)
+ROLLOUT, EVAL_EACH_SEAT, EVAL_ZERO_SUM = 0, 1, 2
+"""How a new leaf is scored (``mcts_search``'s ``eval_mode``)."""
 
 # node columns
 PARENT, MOVER, FIRST_CHILD, NUM_CHILDREN, ACTION, VISITS = range(6)
@@ -53,16 +55,18 @@ def _sample(probs, n, u):
 
 @njit(
     types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
-                EVAL_T, _F1, types.boolean, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
+                EVAL_T, _F1, types.int64, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
     cache=True,
 )
 def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, evaluate, eval_params,
-                use_eval, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
+                eval_mode, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
                 root_visits):
     """Run ``simulations`` and write each root action with its visit count; returns their number.
 
-    A new leaf is scored by a random rollout, or with ``use_eval`` by ``evaluate`` (a heuristic
-    or a network's ``Game.net_value``) for every seat. ``nodes`` needs one row per possible node
+    A new leaf is scored by a random rollout (``eval_mode`` ROLLOUT), or by ``evaluate`` (a
+    heuristic or a network's ``Game.net_value``): for every seat (EVAL_EACH_SEAT), or once for
+    seat 0 and negated for seat 1 in two-player zero-sum games (EVAL_ZERO_SUM: one evaluation a
+    leaf). ``nodes`` needs one row per possible node
     (simulations times the widest branching, plus one, is always enough) and ``value_sums`` a
     row per node with one column per seat.
     """
@@ -135,9 +139,13 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
                 break
         # rollout: uniformly random moves, chance sampled, until the end or the cap
         steps = 0
-        if use_eval and state[0] >= 0:  # a player to move: the evaluation instead of a rollout
-            for seat in range(num_seats):
-                ret[seat] = evaluate(state, seat, eval_params)
+        if eval_mode != ROLLOUT and state[0] >= 0:  # a player to move: the evaluation instead
+            if eval_mode == EVAL_ZERO_SUM:
+                ret[0] = evaluate(state, 0, eval_params)
+                ret[1] = -ret[0]
+            else:
+                for seat in range(num_seats):
+                    ret[seat] = evaluate(state, seat, eval_params)
             steps = -1
         while steps >= 0 and state[0] != TERMINAL and steps < rollout_cap:
             if state[0] == CHANCE:
@@ -231,9 +239,15 @@ class MCTSAgent(BaseAgent):
         evaluator = self._evaluator(state)
         kernel = evaluator.kernel if evaluator else HeuristicEvaluator.zero_kernel()
         params = evaluator.params if evaluator else _NO_PARAMS
+        if evaluator is None:
+            mode = ROLLOUT
+        elif state.game.zero_sum and state.num_players == 2:
+            mode = EVAL_ZERO_SUM
+        else:
+            mode = EVAL_EACH_SEAT
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
                                   kernel_refs(state.game.kernels), eval_ref(kernel), params,
-                                  evaluator is not None, nodes, sums, ret, legal, undo_row, probs,
+                                  mode, nodes, sums, ret, legal, undo_row, probs,
                                   actions, visits)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits

@@ -31,6 +31,7 @@ from plies.files import DamagedFileError, load_torch
 from plies.games.backgammon import features as bg_features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.dice_wars import features as dw_features
+from plies.games.value_kernels import check_flat_params
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 NN_HINT = 'value networks need torch: pip install "plies[nn]"'
@@ -383,6 +384,19 @@ class NetEvaluator(BatchEvaluator):
 _CACHE: dict[tuple[str, str], Any] = {}
 
 
+def cached_network(game: str, path: str | Path | None = None, name: str = "net"):
+    """``game``'s shipped network ``name`` or the network file ``path``, loaded once per
+    process (the one loader behind ``net_evaluator`` and ``compiled_net_params``)."""
+    file = Path(path) if path else shipped_weights(game, name)
+    key = (game, str(file))
+    if key not in _CACHE:
+        if not file.exists() and path is None:
+            raise FileNotFoundError(
+                f"no shipped {game} network ({file}); train one with `plies train {game}`")
+        _CACHE[key] = load_value_net(file, game)
+    return _CACHE[key]
+
+
 def net_evaluator(game: str, path: str | Path | None = None, threads: int | None = 1,
                   name: str = "net") -> NetEvaluator:
     """The evaluator behind ``eval=net`` (the shipped weights of ``game``), ``eval=NAME`` (an
@@ -392,35 +406,25 @@ def net_evaluator(game: str, path: str | Path | None = None, threads: int | None
     torch = require_torch()
     if threads:
         torch.set_num_threads(threads)
-    file = Path(path) if path else shipped_weights(game, name)
-    key = (game, str(file))
-    if key not in _CACHE:
-        if not file.exists() and path is None:
-            raise FileNotFoundError(
-                f"no shipped {game} network ({file}); train one with `plies train {game}`")
-        _CACHE[key] = load_value_net(file, game)
-    return NetEvaluator(_CACHE[key])
+    return NetEvaluator(cached_network(game, path, name))
 
 
-_PARAMS: dict[tuple[str, str], np.ndarray] = {}
+_PARAMS: dict[int, np.ndarray] = {}
 
 
 def compiled_net_params(game: str, path: str | Path | None = None, name: str = "net") -> np.ndarray:
     """The flat parameters (``plies.games.value_kernels``) of ``game``'s shipped network
-    ``name`` or of the network file ``path``, for its compiled ``Game.net_value`` kernel;
-    loaded once per process. The file must hold an ``mlp_value`` network of this game."""
-    file = Path(path) if path else shipped_weights(game, name)
-    key = (game, str(file))
-    if key not in _PARAMS:
-        if not file.exists() and path is None:
-            raise FileNotFoundError(
-                f"no shipped {game} network ({file}); train one with `plies train {game}`")
-        model = load_value_net(file, game)
+    ``name`` or of the network file ``path``, for its compiled ``Game.net_value`` kernel,
+    laid out and checked once per process. The file must hold an ``mlp_value`` network."""
+    model = cached_network(game, path, name)
+    if id(model) not in _PARAMS:
         if model.arch != "mlp_value":
-            raise ValueError(f"{file} holds a {model.arch!r} network; {game}'s compiled searches "
-                             "take an 'mlp_value' network (plies train)")
-        _PARAMS[key] = model.flat_params()
-    return _PARAMS[key]
+            raise ValueError(f"{path or name} holds a {model.arch!r} network; {game}'s compiled "
+                             "searches take an 'mlp_value' network (plies train)")
+        params = model.flat_params()
+        check_flat_params(params, model.config["inputs"], f"the {game} network {path or name!r}")
+        _PARAMS[id(model)] = params
+    return _PARAMS[id(model)]
 
 
 def is_net_spec(name: str) -> bool:

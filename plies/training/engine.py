@@ -285,7 +285,7 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
 
 
-def opponents_of(args: argparse.Namespace, game: Game) -> list[str]:
+def opponents_of(args: argparse.Namespace) -> list[str]:
     given = [o.strip() for o in args.opponent.split(",") if o.strip()]
     return given or [f"alphabeta:depth={args.eval_depth}"]
 
@@ -384,7 +384,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     start_state = new_state(game_id, seed=0)
     inputs = int(game.encode(start_state.array[None]).shape[1])
     arch_config = {"game": game_id, "inputs": inputs, "hidden": hidden}
-    opponents = opponents_of(args, game)
+    opponents = opponents_of(args)
     config = {k: getattr(args, k) for k in ("rounds", "round_games", "lr", "lam", "epsilon", "random_plies",
                                             "epochs", "window", "batch", "seed", "workers", "eval_every",
                                             "eval_games", "eval_depth", "eval_opening", "opponent")}
