@@ -73,7 +73,7 @@ def _kill(processes: dict[int, int]) -> None:
 def _start(script: str, *args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *args], env=env,
-                            stdout=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
 def _wait_line(process: subprocess.Popen, expected: str, timeout: float) -> None:
@@ -102,6 +102,7 @@ PARENT = """
     time.sleep(1.5)  # the watchdog has looked at the trees at least twice
     print("ready", flush=True)
     if sys.argv[-1] == "exit":
+        sys.stdin.readline()  # the test has listed the processes: end now (not before, on a busy machine)
         os._exit(0)  # ending normally, but without reaping: the children stay
     time.sleep(300)
 """
@@ -119,6 +120,9 @@ def test_the_watchdog_ends_the_processes_with_their_parent(end):
         assert any("ray_watchdog" in c for c in commands.values()), commands
         if end == "sigkill":
             parent.kill()
+        else:
+            parent.stdin.write("go\n")
+            parent.stdin.flush()
         parent.wait(30)
         started = time.monotonic()
         survivors = _wait_gone(processes, 15)
