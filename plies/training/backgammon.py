@@ -12,7 +12,10 @@ with the weights of round r and send back every position taken with its TD(lambd
 forward view: G_t = (1 - lambda) V(t + 1) + lambda G(t + 1), turned to the view of the side
 that moves next, the last target being the game's result). The main process then takes
 minibatch steps of Adam over those positions (cross-entropy against the targets, each position
-through its class's network). Each worker's dice come from a seed of (seed, round, worker), so a
+through its class's network). With ``--targets search`` a position's target is instead the
+network's own 1-ply search of it (each of the 21 rolls of the side to move, the reply the network
+picks, averaged: ``search_targets``) for a ``--label-share`` of the positions: labels of far less
+variance than a game's return, at about 15 times the CPU of a TD game per labelled game. Each worker's dice come from a seed of (seed, round, worker), so a
 run gives the same network for a seed whatever the timing, and ``--resume`` continues exactly.
 
 Every ``--eval-every`` games a snapshot plays ``--eval-games`` games at 1-ply against each
@@ -117,6 +120,69 @@ def choose(owner, count, equity, terminal_points, games, best):
             best[g] = k
 
 
+@njit(cache=True)
+def roll_every_way(afterstates, rolled, probs, undo):
+    """Each of the afterstates (positions waiting for the next mover's dice) once per roll:
+    ``rolled[i * 21 + r]`` is afterstate i after roll r, ``probs`` the roll's chance (rows past a
+    position's own roll count, e.g. an opening roll's 30, have probability 0)."""
+    outcomes = np.empty(64, np.int64)
+    chance = np.empty(64, np.float64)
+    per = rolled.shape[0] // afterstates.shape[0]
+    for i in range(afterstates.shape[0]):
+        n = rules.chance_outcomes(afterstates[i], outcomes, chance)
+        for r in range(per):
+            k = i * per + r
+            rolled[k] = afterstates[i]
+            probs[k] = 0.0
+            if r < n:
+                rules.apply_action(rolled[k], outcomes[r], undo)
+                probs[k] = chance[r]
+
+
+def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray) -> np.ndarray:
+    """1-ply search labels of positions waiting for a roll: for each of the next mover's rolls,
+    the move the network picks for it (a won game first, else the lowest equity for the other
+    side), its value averaged over the rolls' chances, from the next mover's view (the same view
+    as the network's output at the position)."""
+    per = 30  # enough rows for any roll list (21 rolls, 30 at the opening)
+    rolled = np.zeros((len(afterstates) * per, rules.STATE_SIZE), np.int64)
+    probs = np.zeros(len(rolled), np.float64)
+    undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
+    roll_every_way(np.ascontiguousarray(afterstates, np.int64), rolled, probs, undo)
+    live = np.flatnonzero(probs > 0)
+    rolled, probs = rolled[live], probs[live]
+    source = live // per
+    capacity = 64 * len(rolled) + 4096
+    tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
+    tmp_paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
+    while True:
+        buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
+        owner = np.zeros(capacity, np.int64)
+        count = expand(rolled, buffer, owner, tmp_out, tmp_paths)
+        if count >= 0:
+            break
+        capacity *= 2
+    rows = buffer[:count]
+    terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
+    # every reply is valued from the view of the roller's opponent (who moved into the position);
+    # the roller comes from the position itself: a roll with no move has already passed the turn
+    roller = features.next_mover(np.ascontiguousarray(afterstates, np.int64))[source]
+    view = (1 - roller)[owner[:count]]
+    live_rows = np.flatnonzero(terminal == 0)
+    p = np.zeros((count, OUTPUTS), np.float64)
+    if len(live_rows):
+        x, classes = features.encode(rows[live_rows], view[live_rows])
+        p[live_rows] = _numpy_forward(weights, x, classes)
+    for k in np.flatnonzero(terminal > 0):
+        p[k] = outcome_vector(rows[k], int(view[k]))
+    best = np.zeros(len(rolled), np.int64)
+    choose(owner[:count], count, _money_equity(p), terminal, len(rolled), best)
+    reply = flip(p[best])  # the roller's view
+    targets = np.zeros((len(afterstates), OUTPUTS), np.float64)
+    np.add.at(targets, source, reply * probs[:, None])
+    return targets
+
+
 def flip(v: np.ndarray) -> np.ndarray:
     """Five outputs turned to the other side's view."""
     return np.stack([1.0 - v[..., 0], v[..., 3], v[..., 4], v[..., 1], v[..., 2]], -1)
@@ -156,7 +222,7 @@ def _numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes
         rows = np.flatnonzero(classes == k)
         if len(rows):
             h = 1.0 / (1.0 + np.exp(-(x[rows] @ w1.T + b1)))
-            out[rows] = 1.0 / (1.0 + np.exp(-(h @ w2.T + b2)))
+            out[rows] = 1.0 / (1.0 + np.exp(-np.clip(h @ w2.T + b2, -80.0, 80.0)))
     return out
 
 
@@ -166,9 +232,11 @@ def numpy_weights(model) -> list[tuple[np.ndarray, ...]]:
 
 
 def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam: float,
-               parallel: int = 64) -> dict[str, np.ndarray]:
+               parallel: int = 64, targets: str = "td", label_share: float = 1.0) -> dict[str, np.ndarray]:
     """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
-    TD(lambda) target, plus the games' lengths and points."""
+    target (``targets``: "td", the TD(lambda) return; "search", the network's 1-ply search of the
+    position, ``search_targets``, for a random ``label_share`` of the positions, the others being
+    left out), plus the games' lengths and points."""
     rng = np.random.default_rng(seed)
     parallel = min(parallel, games)
     states = np.stack([rules.initial_array(1) for _ in range(parallel)])
@@ -183,6 +251,7 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
     traj_c: list[list[int]] = [[] for _ in range(parallel)]
     traj_v: list[list[np.ndarray]] = [[] for _ in range(parallel)]
     traj_side: list[list[int]] = [[] for _ in range(parallel)]
+    traj_s: list[list[np.ndarray]] = [[] for _ in range(parallel)]
     out_x, out_c, out_t, lengths, points = [], [], [], [], []
     started = parallel
     finished = 0
@@ -210,14 +279,20 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
                 if traj_x[g]:
                     sides = np.array(traj_side[g])
                     final = outcome_vector(rows[k], int(sides[-1]))
-                    out_x.append(np.stack(traj_x[g]))
-                    out_c.append(np.array(traj_c[g], np.int8))
-                    out_t.append(lambda_returns(np.stack(traj_v[g]).astype(np.float64), sides, final,
-                                                lam).astype(np.float32))
+                    if targets == "search":
+                        keep = np.flatnonzero(rng.random(len(traj_s[g])) < label_share)
+                        out_x.append(np.stack(traj_x[g])[keep])
+                        out_c.append(np.array(traj_c[g], np.int8)[keep])
+                        out_t.append(search_targets(weights, np.stack(traj_s[g])[keep]).astype(np.float32))
+                    else:
+                        out_x.append(np.stack(traj_x[g]))
+                        out_c.append(np.array(traj_c[g], np.int8))
+                        out_t.append(lambda_returns(np.stack(traj_v[g]).astype(np.float64), sides, final,
+                                                    lam).astype(np.float32))
                 lengths.append(len(traj_x[g]))
                 points.append(int(rows[k, rules.POINTS]))
                 finished += 1
-                traj_x[g], traj_c[g], traj_v[g], traj_side[g] = [], [], [], []
+                traj_x[g], traj_c[g], traj_v[g], traj_side[g], traj_s[g] = [], [], [], [], []
                 if started < games:
                     states[g] = rules.initial_array(1)
                     started += 1
@@ -227,6 +302,8 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
             traj_c[g].append(int(classes[k]))
             traj_v[g].append(p[k])
             traj_side[g].append(int(mover[k]))
+            if targets == "search":
+                traj_s[g].append(rows[k].copy())
     return {"x": np.concatenate(out_x), "classes": np.concatenate(out_c), "targets": np.concatenate(out_t),
             "lengths": np.array(lengths), "points": np.array(points)}
 
@@ -241,11 +318,12 @@ def _start_worker(parent: int) -> None:
 
 
 def _worker_round(job: tuple) -> dict[str, np.ndarray]:
-    weights, games, seed, lam = job
-    return play_games(weights, games, seed, lam)
+    weights, games, seed, lam, targets, label_share = job
+    return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
 
 
 # ----- training ----------------------------------------------------------------------------------
+TARGETS = ("td", "search")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
 
@@ -259,6 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
     p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+    p.add_argument("--targets", choices=TARGETS, default="td",
+                   help="td: TD(lambda) returns; search: each position's 1-ply search by the current "
+                        "network (labels of far less variance, about 15x the CPU a labelled game)")
+    p.add_argument("--label-share", type=float, default=1.0,
+                   help="with --targets search: the share of positions labelled and learned from")
     p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
@@ -279,6 +362,8 @@ def _check_args(args: argparse.Namespace) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
     if args.eval_every < 0:
         raise ValueError("--eval-every must be 0 (no evaluation) or more")
+    if not 0.0 < args.label_share <= 1.0:
+        raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
     if not 0.0 <= args.lam <= 1.0:
         raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
     if not 0.0 < args.lr < 1.0:
@@ -329,7 +414,8 @@ def train(args: argparse.Namespace) -> dict:
     arch_config = {"hidden": args.hidden}
     opponents = [o.strip() for o in args.opponent.split(",") if o.strip()]
     config = {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "batch", "seed", "workers",
-                                            "round_games", "eval_every", "eval_games", "opponent")}
+                                            "round_games", "eval_every", "eval_games", "opponent", "targets",
+                                            "label_share")}
     rng = seed_everything(args.seed)
     model = ContactRaceNet(**arch_config)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -345,12 +431,22 @@ def train(args: argparse.Namespace) -> dict:
             if stored[key] != config[key]:
                 raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
                                  f"not {config[key]}: resume with the same settings")
-        if args.lr != stored["lr"]:  # a new step size from here on, recorded in the config
+        stored.setdefault("targets", "td")
+        stored.setdefault("label_share", 1.0)
+        if args.label_share != stored["label_share"] and args.targets == stored["targets"]:
+            raise ValueError(f"{checkpoint} was made with --label-share {stored['label_share']}, not "
+                             f"{args.label_share}: it may change only with --targets")
+        if args.lr != stored["lr"] or args.targets != stored["targets"]:
+            # a new step size or kind of target from here on, recorded in the config
             for group in optimizer.param_groups:
                 group["lr"] = args.lr
             stored.setdefault("first_lr", stored["lr"])
             stored["lr_changes"] = [*stored.get("lr_changes", []), [progress["games"], args.lr]]
-        config = {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent")}}
+            if args.targets != stored["targets"]:
+                stored.setdefault("first_targets", stored["targets"])
+                stored["targets_changes"] = [*stored.get("targets_changes", []), [progress["games"], args.targets]]
+        config = {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent",
+                                                       "targets", "label_share")}}
     elif checkpoint.exists():
         raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
     fields = FIELDS + [f"{_opponent_column(o)}{suffix}" for o in opponents for suffix in ("", "_low", "_high", "_games")]
@@ -362,12 +458,12 @@ def train(args: argparse.Namespace) -> dict:
     start = time.perf_counter() - progress["seconds"]
     window = {"loss": 0.0, "rounds": 0, "positions": 0, "race": 0, "moves": 0, "games": 0, "gammons": 0,
               "t0": time.perf_counter(), "g0": progress["games"]}
-    bar = tqdm(total=args.games, initial=progress["games"], disable=args.quiet, desc="backgammon TD(lambda)")
+    bar = tqdm(total=args.games, initial=progress["games"], disable=args.quiet, desc=f"backgammon {'search labels' if args.targets == 'search' else 'TD(lambda)'}")
     try:
         while progress["games"] < args.games:
             weights = numpy_weights(model)
-            jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam)
-                    for w in range(args.workers)]
+            jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
+                     args.label_share) for w in range(args.workers)]
             results = pool.map(_worker_round, jobs) if pool else [_worker_round(jobs[0])]
             data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
             loss = _fit(model, optimizer, torch, data, args.batch, rng)
@@ -436,10 +532,19 @@ def train(args: argparse.Namespace) -> dict:
 
 def _command(config: dict) -> str:
     """The command(s) that reproduce the run (one more ``--resume`` per change of step size)."""
+    changes = config.get("targets_changes", [])
+
+    def targets_until(games: int) -> str:  # the kind of target of the stage that ends at ``games``
+        kind = config.get("first_targets", config.get("targets", "td")) if changes else config.get("targets", "td")
+        for start, changed_to in changes:
+            if start < games:
+                kind = changed_to
+        return "" if kind == "td" else f" --targets {kind} --label-share {config['label_share']}"
+
     return staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
-        f"--workers {config['workers']} --round-games {config['round_games']}"))
+        f"--workers {config['workers']} --round-games {config['round_games']}{targets_until(games)}"))
 
 
 def main(argv: list[str] | None = None) -> int:

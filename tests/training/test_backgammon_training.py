@@ -7,6 +7,8 @@ torch = pytest.importorskip("torch")
 
 from plies.agents.value_net import ContactRaceNet, contact_race_equity, load_value_net  # noqa: E402
 from plies.games.backgammon import features, rules  # noqa: E402
+from plies.games.backgammon.state import BackgammonState  # noqa: E402
+from plies.games.kernels import CHANCE, TERMINAL  # noqa: E402
 from plies.training import backgammon as T  # noqa: E402
 
 
@@ -109,7 +111,8 @@ def test_resume_refuses_other_settings_and_fresh_runs_refuse_a_checkpoint(tmp_pa
         T.train(_args(tmp_path, 8, "--resume", "--hidden", "9"))
 
 
-@pytest.mark.parametrize("flag,value", [("--games", "0"), ("--lam", "1.5"), ("--workers", "0"), ("--lr", "2")])
+@pytest.mark.parametrize("flag,value", [("--games", "0"), ("--lam", "1.5"), ("--workers", "0"), ("--lr", "2"),
+                                        ("--label-share", "0")])
 def test_bad_settings_are_refused(tmp_path, flag, value):
     with pytest.raises(ValueError, match=flag):
         T.train(_args(tmp_path, 4, flag, value))
@@ -159,3 +162,86 @@ def test_a_new_step_size_on_resume_is_recorded_in_the_command(tmp_path):
     first, second = card["command"].split(" && ")
     assert "--games 4 " in first and "--lr 0.001 " in first and "--resume" not in first
     assert "--games 8 " in second and "--lr 0.0005 " in second and second.endswith("--resume")
+
+
+def test_a_change_to_search_targets_on_resume_is_recorded_in_the_command(tmp_path):
+    T.train(_args(tmp_path, 4))
+    with pytest.raises(ValueError, match="label-share"):  # a share alone would change nothing
+        T.train(_args(tmp_path, 8, "--resume", "--label-share", "0.5"))
+    card = T.train(_args(tmp_path, 8, "--resume", "--targets", "search", "--label-share", "0.5"))
+    first, second = card["command"].split(" && ")
+    assert "--targets" not in first and "--games 4 " in first
+    assert "--games 8 " in second and "--targets search --label-share 0.5 --resume" in second
+
+
+def _waiting_for_roll(checkers_0: dict[int, int], checkers_1: dict[int, int], roller: int) -> np.ndarray:
+    """A position after a move: ``roller`` rolls next; checkers as {point: count} per seat, the
+    rest borne off."""
+    s = rules.initial_array(1)
+    s[rules.BOARD:] = 0
+    for seat, checkers in enumerate((checkers_0, checkers_1)):
+        for point, count in checkers.items():
+            s[rules.BOARD + rules.SIDE * seat + point] = count
+        s[rules.BOARD + rules.SIDE * seat + rules.OFF] = 15 - sum(checkers.values())
+    s[rules.PLAYER] = CHANCE
+    s[rules.ROLLER] = roller
+    s[rules.ROLLS] = 1
+    return s
+
+
+def test_search_targets_are_exact_where_every_roll_wins():
+    # seat 0 rolls with one checker left on its 1-point; seat 1 has borne off none and has no
+    # checker in seat 0's home: every roll wins seat 0 a gammon, whatever the network says
+    s = _waiting_for_roll({1: 1}, {6: 15}, roller=0)
+    model = ContactRaceNet(hidden=4)
+    target = T.search_targets(T.numpy_weights(model), s[None])
+    np.testing.assert_allclose(target[0], [1, 1, 0, 0, 0], atol=1e-12)
+    # the same position with seat 1 to roll and seat 1 bearing its last checker off: a loss
+    # for seat 0 seen from seat 1's side is a win there
+    s2 = _waiting_for_roll({6: 15}, {1: 1}, roller=1)
+    np.testing.assert_allclose(T.search_targets(T.numpy_weights(model), s2[None])[0], [1, 1, 0, 0, 0], atol=1e-12)
+
+
+def test_search_targets_average_the_replies_over_the_rolls():
+    # seat 0 to roll, two checkers on its 6-point, the race otherwise lost: only 6-6 bears both
+    # off (probability 1/36); every other roll leaves a position the network values
+    torch.manual_seed(1)
+    model = ContactRaceNet(hidden=4)
+    weights = T.numpy_weights(model)
+    s = _waiting_for_roll({6: 2}, {1: 1}, roller=0)
+    target = T.search_targets(weights, s[None])[0]
+    # worked here through the GameState: each roll, each reply, the network's view
+    expected = np.zeros(5)
+    outcomes, probs = BackgammonState(s.copy()).chance_outcomes()
+    for outcome, prob in zip(outcomes, probs):
+        rolled = BackgammonState(s.copy())
+        rolled.apply(int(outcome))
+        out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
+        paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
+        n = rules.afterstates(rolled.array, out, paths)
+        best_equity, best_value = None, None
+        for row in out[:n]:
+            if row[0] == TERMINAL:
+                value = T.flip(T.outcome_vector(row, 1))
+                best_equity, best_value = np.inf, value
+                break
+            x, classes = features.encode(row[None], np.array([1]))
+            p = T._numpy_forward(weights, x, classes)[0].astype(np.float64)
+            equity = -float(T._money_equity(p[None])[0])
+            if best_equity is None or equity > best_equity:
+                best_equity, best_value = equity, T.flip(p)
+        expected += prob * best_value
+    np.testing.assert_allclose(target, expected, atol=1e-6)
+    assert target[0] > 1 / 36 - 1e-9  # 6-6 alone wins
+
+
+def test_search_labelled_self_play_keeps_a_share_of_the_positions():
+    model = ContactRaceNet(hidden=4)
+    weights = T.numpy_weights(model)
+    full = T.play_games(weights, 4, seed=5, lam=0.7, parallel=4, targets="search")
+    half = T.play_games(weights, 4, seed=5, lam=0.7, parallel=4, targets="search", label_share=0.5)
+    assert len(full["x"]) == full["lengths"].sum()
+    assert 0.3 * half["lengths"].sum() < len(half["x"]) < 0.7 * half["lengths"].sum()
+    assert ((full["targets"] >= 0) & (full["targets"] <= 1)).all()
+    again = T.play_games(weights, 4, seed=5, lam=0.7, parallel=4, targets="search", label_share=0.5)
+    np.testing.assert_array_equal(again["targets"], half["targets"])  # seeded
