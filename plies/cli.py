@@ -279,7 +279,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         start = "the start position" if not position.history else f"{len(position.history)} stones"
         print(f"solving {start} exactly: early positions take up to a few minutes", file=sys.stderr)
         scores = {}
-        for column in tqdm(position.legal_actions().tolist(), desc="columns", file=sys.stderr):
+        for column in tqdm(position.legal_actions(), desc="columns", file=sys.stderr):
             child = position.clone()
             child.apply(column)
             if child.is_terminal():

@@ -113,7 +113,7 @@ def _check_static(game: Game, state: GameState, findings: _Findings) -> None:
 
 
 def _check_position(game: Game, state: GameState, findings: _Findings, seen: dict[bytes, int]) -> None:
-    legal = state.legal_actions()
+    legal = state.legal_array()
     if state.is_terminal():
         if len(legal):
             findings.add("legal", f"a terminal position lists {len(legal)} legal actions", state)

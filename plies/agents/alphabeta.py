@@ -335,7 +335,7 @@ class AlphaBetaSearch:
         stats[USE_TT_MOVE] = int(self.use_table_moves and not self.symmetry)
         stats[GEN] = table.generation
         stats[NODE_LIMIT] = node_limit
-        root = state.legal_actions()
+        root = state.legal_array()
         values = np.zeros(len(root), np.float64)
         start = time.perf_counter()
         result: SearchResult | None = None

@@ -91,7 +91,7 @@ class TorchPolicyAgent(BaseAgent):
     def policy(self, state: GameState) -> np.ndarray:
         """The masked softmax, per legal action (``state.legal_actions()`` order)."""
         probabilities, _ = self._masked_probabilities(state)
-        return probabilities[state.legal_actions()]
+        return probabilities[state.legal_array()]
 
     def act(self, state: GameState) -> int:
         probabilities, mask = self._masked_probabilities(state)

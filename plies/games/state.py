@@ -35,6 +35,9 @@ class GameState:
     """
 
     game: ClassVar[Game]
+    random_start: ClassVar[bool] = False
+    """Whether ``initial`` draws the starting position from its ``rng`` (set for a class that
+    defines its own ``initial``); ``Game.new_state`` makes a generator only for those."""
     __slots__ = ("_s", "_actions", "_undo_rows", "_shared", "_buffers", "_player", "_legal", "_width")
     # the slots a clone takes as they are (the three above that it copies excepted)
     _kept_slots: ClassVar[tuple[str, ...]] = ("_buffers", "_player", "_legal", "_width")
@@ -54,6 +57,8 @@ class GameState:
         for name in ("from_string", "initial"):
             if name in cls.__dict__:
                 cls._wrap_constructor(name)
+        if "initial" in cls.__dict__:
+            cls.random_start = True
 
     @classmethod
     def bind_game(cls, game: Game) -> None:
@@ -94,7 +99,7 @@ class GameState:
         self._width = self.max_legal_actions
         self._buffers = _buffers_for(type(self), self._width)
         self._player: int | None = None  # cached state[0]
-        self._legal: np.ndarray | None = None  # cached legal actions (never mutated)
+        self._legal: tuple[int, ...] | None = None  # cached legal actions
 
     @classmethod
     def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> GameState:
@@ -146,26 +151,29 @@ class GameState:
             player = self._player = self._s.item(0)
         return player == CHANCE
 
-    def legal_actions(self) -> np.ndarray:
-        """The legal actions (at a chance node: the outcomes) as an int64 array, distinct, in
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal actions (at a chance node: the outcomes) as a tuple of ints, distinct, in
         the game's order (ascending, except where a game lists likely-best moves first, as
-        backgammon does for its searches). The array is the state's cache, so it is
-        read-only: copy it to change it."""
+        backgammon does for its searches). Made once per position and cached: a tuple, as
+        OpenSpiel's list, because Python code picks from it and tests membership in it far
+        faster than in an array (``legal_array()`` gives the int64 array)."""
         legal = self._legal
         if legal is None:
-            out = np.empty(self._width, np.int64)
-            legal = out[: self._legal_fn(self._s, out)]
-            legal.flags.writeable = False
-            self._legal = legal
+            buf = self._buffers[0]
+            legal = self._legal = tuple(buf[: self._legal_fn(self._s, buf)].tolist())
         return legal
+
+    def legal_array(self) -> np.ndarray:
+        """The legal actions as a fresh int64 array (for numpy indexing and vectorised code)."""
+        return np.array(self.legal_actions(), np.int64)
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(self.num_actions, np.int8)
-        mask[self.legal_actions()] = 1
+        mask[list(self.legal_actions())] = 1
         return mask
 
     def is_legal(self, action: int) -> bool:
-        return action_index(action) in self.legal_actions().tolist()
+        return action_index(action) in self.legal_actions()
 
     def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
         """Outcome actions and their probabilities at a chance node."""
@@ -178,8 +186,12 @@ class GameState:
 
     def apply(self, action: int) -> None:
         """Play ``action`` (a move, or a chance outcome at a chance node). Checked."""
-        action = action_index(action)
-        if action not in self.legal_actions().tolist():
+        if type(action) is not int:
+            action = action_index(action)
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if action not in legal:
             raise ValueError(self._illegal_message(action))
         self.apply_unchecked(action)
 
@@ -197,13 +209,11 @@ class GameState:
         if step is None:
             self._apply_fn(self._s, action, rows[n])
             self._player = self._legal = None
-        else:
-            out = np.empty(self._width, np.int64)
-            code = step(self._s, action, rows[n], out)
+        else:  # one compiled call applies the action and lists the next position's actions
+            buf = self._buffers[0]
+            code = step(self._s, action, rows[n], buf)
             self._player = (code & 15) - 4
-            legal = out[: code >> 4]
-            legal.flags.writeable = False
-            self._legal = legal
+            self._legal = tuple(buf[: code >> 4].tolist())
         actions.append(action)
 
     def undo(self) -> None:

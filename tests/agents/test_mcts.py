@@ -32,7 +32,7 @@ def test_never_loses_to_the_perfect_player_over_100_games():
 def test_a_small_tree_budget_still_returns_a_legal_move():
     state = TicTacToeState.from_string("X../.O./...")
     action = make("mcts:simulations=1", seed=0).act(state)
-    assert action in state.legal_actions().tolist()
+    assert action in list(state.legal_actions())
     with pytest.raises(ValueError, match="simulations=0 is not allowed; simulations must be an integer in 1.."):
         make("mcts:simulations=0")
     with pytest.raises(ValueError, match="a player is to move"):

@@ -243,7 +243,7 @@ def test_generic_agent_filters_a_network_search_by_a_heuristic():
                                    filter_eval="pips", seed=0)
     seen = counting(model)
     action = filtered.act(state)
-    assert action in state.legal_actions().tolist()
+    assert action in list(state.legal_actions())
     assert len(seen) == 1  # still one forward pass, over fewer leaves
     assert 0 < filtered.stats[2] < full.stats[2]
 

@@ -105,7 +105,7 @@ def test_win_returns():
     state.apply(rules.WON)
     assert state.is_terminal() and state.winner == 0 and not state.cancelled
     assert state.returns().tolist() == [1.0, -0.5, -0.5]
-    assert state.legal_actions().size == 0
+    assert state.legal_actions() == ()
 
 
 def test_elimination_skips_the_eliminated_seat():

@@ -142,7 +142,7 @@ def test_network_player_filters_by_a_named_heuristic():
     pytest.importorskip("torch")
     state = _midgame_state(4)
     agent = make("dw_expectiminimax:depth=2,eval=net,filter=2,filter_eval=score", seed=0)
-    assert agent.act(state) in state.legal_actions().tolist()
+    assert agent.act(state) in list(state.legal_actions())
     bogus = make("dw_expectiminimax:depth=2,eval=net,filter=2,filter_eval=bogus", seed=0)
     with pytest.raises(ValueError, match="heuristics: score"):
         bogus.act(state)

@@ -38,7 +38,7 @@ def replay(games: dict[str, np.ndarray], index: int) -> int:
             assert pgx_legal == [rules.PASS] and action == rules.PASS, f"game {index}, step {t}"
             trailing += 1
             continue
-        assert state.legal_actions().tolist() == pgx_legal, f"game {index}, step {t}"
+        assert list(state.legal_actions()) == pgx_legal, f"game {index}, step {t}"
         state.apply(action)
     assert state.is_terminal() and trailing <= 2
     first = int(games["first_player"][index])

@@ -41,14 +41,14 @@ def test_start_position_as_openspiel_sets_it():
     s = OthelloState()
     assert s.to_string() == START
     assert s.current_player == 0 and s.disc_counts() == (2, 2)
-    assert s.legal_actions().tolist() == [19, 26, 37, 44]
+    assert list(s.legal_actions()) == [19, 26, 37, 44]
     assert [s.action_to_string(a) for a in s.legal_actions()] == ["d3", "c4", "f5", "e6"]
     assert s.num_actions == 65 and s.max_game_length == 128 and s.num_players == 2
 
 
 def test_forced_pass_is_the_only_legal_action():
     s = OthelloState.from_string(FORCED_PASS)
-    assert s.legal_actions().tolist() == [rules.PASS]
+    assert list(s.legal_actions()) == [rules.PASS]
     assert s.action_to_string(rules.PASS) == "pass" and s.string_to_action("PASS") == rules.PASS
     assert "must pass" in s.render_text()
     before = s.array.copy()
@@ -66,7 +66,7 @@ def test_game_ends_with_empty_squares_when_neither_side_can_move():
     assert s.is_terminal() and s.winner == 1
     assert s.disc_counts() == (0, 42)
     assert s.returns().tolist() == [-1.0, 1.0]
-    assert s.legal_actions().tolist() == []
+    assert list(s.legal_actions()) == []
     assert s.to_string().endswith(" -")
     s.undo()
     assert not s.is_terminal() and s.current_player == 1 and s.winner is None
@@ -166,7 +166,7 @@ def test_text_round_trip_and_pickle():
         back = OthelloState.from_string(text)
         assert back.to_string() == text
         assert np.array_equal(back.array, state.array)
-        assert back.legal_actions().tolist() == state.legal_actions().tolist()
+        assert list(back.legal_actions()) == list(state.legal_actions())
     loaded = pickle.loads(pickle.dumps(state))
     assert np.array_equal(loaded.array, state.array)
 
@@ -225,7 +225,7 @@ def test_observation_planes():
             if state.is_terminal():
                 assert not obs[..., 2].any()
             elif state.current_player == seat:
-                moves = [a for a in state.legal_actions().tolist() if a != rules.PASS]
+                moves = [a for a in list(state.legal_actions()) if a != rules.PASS]
                 assert sorted(np.flatnonzero(obs[..., 2].ravel()).tolist()) == moves
 
 

@@ -23,7 +23,7 @@ def test_rules_match_plain_python_reference_on_random_games(rng):
         s = TicTacToeState()
         board = "." * 9
         while not s.is_terminal():
-            assert sorted(s.legal_actions().tolist()) == ref.moves(board)
+            assert sorted(list(s.legal_actions())) == ref.moves(board)
             assert s.current_player == "XO".index(ref.to_move(board))
             move = int(rng.choice(s.legal_actions()))
             s.apply(move)
@@ -43,7 +43,7 @@ def test_differential_against_openspiel(rng):
         while not theirs.is_terminal():
             assert not ours.is_terminal()
             assert ours.current_player == theirs.current_player()
-            assert ours.legal_actions().tolist() == list(theirs.legal_actions())
+            assert list(ours.legal_actions()) == list(theirs.legal_actions())
             action = int(rng.choice(theirs.legal_actions()))
             theirs.apply_action(action)
             ours.apply(action)

@@ -180,4 +180,4 @@ def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
     state = DiceWarsState.initial(np.random.default_rng(3))
     for name in ("oldmaps", "net"):  # a shipped name is a network inside the search (filtered)
         agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
-        assert agent.act(state) in state.legal_actions().tolist()
+        assert agent.act(state) in list(state.legal_actions())

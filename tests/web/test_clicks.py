@@ -80,7 +80,7 @@ def test_othello_square_then_pass_bar():
     with pytest.raises(ClickError, match="a1 cannot be played"):
         interpret(state, None, 0)
     must_pass = OthelloState.from_string("ooo.ooxx/oooooxxx/oxooxxxx/oxxxooxx/oooxxoxx/ooxoxxox/oxooooxx/xxxxxxxx o")
-    assert must_pass.legal_actions().tolist() == [64]
+    assert list(must_pass.legal_actions()) == [64]
     assert 'data-cell="64"' in must_pass.svg() and 'data-cell="64"' not in state.svg()
     assert interpret(must_pass, None, 64).action == 64
     with pytest.raises(ClickError, match="pass"):

@@ -32,6 +32,7 @@ from plies.games.kernels import (
     LEGAL_SIG,
     OBSERVE_SIG,
     RETURNS_SIG,
+    STEP_SIG,
     TERMINAL,
     UNDO_SIG,
     Kernels,
@@ -515,6 +516,14 @@ def evaluate_stones(state, seat, params):
     mine = state[HAND + seat] + state[ON_BOARD + seat]
     theirs = state[HAND + 1 - seat] + state[ON_BOARD + 1 - seat]
     return (mine - theirs) / 10.0
+
+
+@njit(STEP_SIG, cache=True)
+def apply_and_list(state, action, undo_row, out):
+    """apply_action, then legal_actions, in one call (the GameState's step; the new player in
+    the low 4 bits)."""
+    apply_action(state, action, undo_row)
+    return (legal_actions(state, out) << 4) | (state[0] + 4)
 
 
 KERNELS = Kernels(legal_actions, apply_action, undo_action, returns, hash_state, chance_outcomes)

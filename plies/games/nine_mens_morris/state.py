@@ -421,6 +421,7 @@ GAME = Game(
     num_players=2,
     num_actions=rules.NUM_ACTIONS,
     undo_size=rules.UNDO_SIZE,
+    apply_and_list=rules.apply_and_list,
     encode=features.encode,
     net_value=features.net_value,
     options=OPTIONS,

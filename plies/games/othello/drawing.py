@@ -46,7 +46,7 @@ def svg(state: Any, last: int | None = None, **_: Any) -> str:
                     f'fill="#000" fill-opacity="0" class="cell" data-cell="{square}"/>')
     status = state.render_text().splitlines()[-1].strip("()")
     size = board + 2 * MARGIN
-    must_pass = not state.is_terminal() and state.legal_actions().tolist() == [rules.PASS]
+    must_pass = not state.is_terminal() and state.legal_actions() == (rules.PASS,)
     if must_pass:
         body.append(f'<rect x="{MARGIN}" y="{size}" width="{board}" height="{STATUS - 2}" rx="4" fill="#f0c814" '
                     f'class="cell" data-cell="{rules.PASS}"/>')

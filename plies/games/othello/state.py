@@ -153,7 +153,7 @@ class OthelloState(GameState):
         else:
             player = self.current_player
             status = f"{NAMES[player]} ({MARKS[player]}) to move"
-            if self.legal_actions().tolist() == [rules.PASS]:
+            if self.legal_actions() == (rules.PASS,):
                 status += ", must pass"
         return "\n".join(lines) + f"\n({status}; x {black}, o {white})"
 
