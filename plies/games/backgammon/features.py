@@ -98,30 +98,34 @@ def is_contact(state) -> bool:
 
 
 @njit(cache=True)
-def _hits(hitter, target, direct_only):
-    """Rolls (of 36) with which ``hitter`` hits at least one blot of ``target``.
+def _hits(hitter, target, blot_at, blocked):
+    """(direct, any): rolls (of 36) with which ``hitter`` hits at least one blot of ``target``
+    by one die, and in any way.
 
     Both arrays are in their own side's numbering (0 off, 25 bar); hitter's point j is target's
     point 25 - j. A hit lands on a target blot by one die (direct), or by both dice or a double's
     steps with every intermediate landing point open (indirect). Checkers on the bar must enter
-    first: with two or more there, only the entering checkers hit, each with a single die."""
-    blot_at = np.zeros(26, np.bool_)  # in the hitter's numbering
+    first: with two or more there, only the entering checkers hit, each with a single die.
+    ``blot_at`` and ``blocked`` are scratch rows of 26 (no allocation per position)."""
     any_blot = False
+    for i in range(26):
+        blot_at[i] = False
+        blocked[i] = False
     for i in range(1, 25):
         if target[i] == 1:
-            blot_at[25 - i] = True
+            blot_at[25 - i] = True  # in the hitter's numbering
             any_blot = True
+        elif target[i] >= 2:
+            blocked[25 - i] = True  # target points made, in the hitter's numbering
     if not any_blot:
-        return 0
-    blocked = np.zeros(26, np.bool_)  # target points made, in the hitter's numbering
-    for i in range(1, 25):
-        if target[i] >= 2:
-            blocked[25 - i] = True
+        return 0, 0
     on_bar = hitter[25]
-    total = 0
+    direct_total = 0
+    any_total = 0
     for r in range(21):
         hi = _ROLL_HI[r]
         lo = _ROLL_LO[r]
+        direct = False
         hit = False
         for j in range(25, 0, -1):
             if hitter[j] == 0:
@@ -129,41 +133,46 @@ def _hits(hitter, target, direct_only):
             if on_bar > 0 and j != 25:
                 break
             if hi == lo:
-                steps = 4 if not direct_only else 1
-                if on_bar >= 2:
-                    steps = 1
+                steps = 1 if on_bar >= 2 else 4
                 p = j
-                for _ in range(steps):
+                for step in range(steps):
                     p -= hi
                     if p < 1 or blocked[p]:
                         break
                     if blot_at[p]:
                         hit = True
+                        if step == 0:
+                            direct = True
                         break
             else:
                 for die in (hi, lo):
                     p = j - die
                     if p >= 1 and blot_at[p]:
+                        direct = True
                         hit = True
-                if not hit and not direct_only and on_bar < 2:
+                if not hit and on_bar < 2:
                     p = j - hi - lo
                     if p >= 1 and blot_at[p] and (not blocked[j - hi] or not blocked[j - lo]):
                         hit = True
-            if hit:
+            if direct:
                 break
+        if direct:
+            direct_total += _ROLL_WEIGHT[r]
         if hit:
-            total += _ROLL_WEIGHT[r]
-    return total
+            any_total += _ROLL_WEIGHT[r]
+    return direct_total, any_total
 
 
 @njit(cache=True)
-def _escapes(own, opp):
+def _escapes(own, opp, blocked):
     """Rolls (of 36) that carry own's rear checker past the nearest opponent point within 12
-    pips in front of it, landing on open points (0 when no opponent point is that close)."""
+    pips in front of it, landing on open points (0 when no opponent point is that close);
+    ``blocked`` is a scratch row of 26."""
     rear = _rear(own)
     if rear == 0:
         return 0
-    blocked = np.zeros(26, np.bool_)  # opponent points made, in own's numbering
+    for i in range(26):
+        blocked[i] = False  # opponent points made, in own's numbering
     last_block = 0
     for j in range(1, 25):
         if opp[j] >= 2:
@@ -202,8 +211,9 @@ def _escapes(own, opp):
 
 
 @njit(cache=True)
-def _side_features(own, opp, contact, out, k):
-    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:]."""
+def _side_features(own, opp, contact, out, k, blot_at, blocked):
+    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:] (``blot_at`` and
+    ``blocked``: scratch rows of 26)."""
     pips = 0
     blots = 0
     made = 0
@@ -248,9 +258,10 @@ def _side_features(own, opp, contact, out, k):
     out[k] = pips / 100.0
     out[k + 1] = blots / 5.0
     if contact:
-        out[k + 2] = _hits(opp, own, True) / 36.0
-        out[k + 3] = _hits(opp, own, False) / 36.0
-        out[k + 9] = _escapes(own, opp) / 36.0
+        direct, anyway = _hits(opp, own, blot_at, blocked)
+        out[k + 2] = direct / 36.0
+        out[k + 3] = anyway / 36.0
+        out[k + 9] = _escapes(own, opp, blocked) / 36.0
     else:
         out[k + 2] = 0.0
         out[k + 3] = 0.0
@@ -285,6 +296,8 @@ def encode_into(states, mover, out, classes):
     ``classes[b]``: CONTACT or RACE."""
     me = np.empty(26, np.int64)
     them = np.empty(26, np.int64)
+    blot_at = np.empty(26, np.bool_)
+    blocked = np.empty(26, np.bool_)
     for b in range(states.shape[0]):
         s = states[b]
         seat = mover[b]
@@ -294,9 +307,9 @@ def encode_into(states, mover, out, classes):
         classes[b] = CONTACT if contact else RACE
         row = out[b]
         _raw_side(me, row, 0)
-        _side_features(me, them, contact, row, RAW_PER_SIDE)
+        _side_features(me, them, contact, row, RAW_PER_SIDE, blot_at, blocked)
         _raw_side(them, row, SIDE_SIZE)
-        _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE)
+        _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, blot_at, blocked)
 
 
 def next_mover(states: np.ndarray) -> np.ndarray:
