@@ -123,8 +123,8 @@ def choose(owner, count, equity, terminal_points, games, best):
 @njit(cache=True)
 def roll_every_way(afterstates, rolled, probs, undo):
     """Each of the afterstates (positions waiting for the next mover's dice) once per roll:
-    ``rolled[i * 21 + r]`` is afterstate i after roll r, ``probs`` the roll's chance (rows past a
-    position's own roll count, e.g. an opening roll's 30, have probability 0)."""
+    ``rolled[i * per + r]`` is afterstate i after roll r (``per`` rows each), ``probs`` the roll's
+    chance (rows past the position's roll count have probability 0)."""
     outcomes = np.empty(64, np.int64)
     chance = np.empty(64, np.float64)
     per = rolled.shape[0] // afterstates.shape[0]
@@ -143,12 +143,18 @@ def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarra
     """1-ply search labels of positions waiting for a roll: for each of the next mover's rolls,
     the move the network picks for it (a won game first, else the lowest equity for the other
     side), its value averaged over the rolls' chances, from the next mover's view (the same view
-    as the network's output at the position)."""
-    per = 30  # enough rows for any roll list (21 rolls, 30 at the opening)
+    as the network's output at the position). The opening position is refused: its roll decides
+    who moves, so it has no one side to label."""
+    afterstates = np.ascontiguousarray(afterstates, np.int64)
+    if len(afterstates) == 0:
+        return np.zeros((0, OUTPUTS), np.float64)
+    if (afterstates[:, rules.PLAYER] != CHANCE).any() or (afterstates[:, rules.ROLLS] == 0).any():
+        raise ValueError("search_targets labels positions waiting for a roll after the opening")
+    per = 21
     rolled = np.zeros((len(afterstates) * per, rules.STATE_SIZE), np.int64)
     probs = np.zeros(len(rolled), np.float64)
     undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
-    roll_every_way(np.ascontiguousarray(afterstates, np.int64), rolled, probs, undo)
+    roll_every_way(afterstates, rolled, probs, undo)
     live = np.flatnonzero(probs > 0)
     rolled, probs = rolled[live], probs[live]
     source = live // per
@@ -166,7 +172,7 @@ def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarra
     terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
     # every reply is valued from the view of the roller's opponent (who moved into the position);
     # the roller comes from the position itself: a roll with no move has already passed the turn
-    roller = features.next_mover(np.ascontiguousarray(afterstates, np.int64))[source]
+    roller = features.next_mover(afterstates)[source]
     view = (1 - roller)[owner[:count]]
     live_rows = np.flatnonzero(terminal == 0)
     p = np.zeros((count, OUTPUTS), np.float64)
@@ -364,6 +370,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError("--eval-every must be 0 (no evaluation) or more")
     if not 0.0 < args.label_share <= 1.0:
         raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
+    if args.targets != "search" and args.label_share != 1.0:
+        raise ValueError("--label-share applies to --targets search only")
     if not 0.0 <= args.lam <= 1.0:
         raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
     if not 0.0 < args.lr < 1.0:
@@ -433,18 +441,17 @@ def train(args: argparse.Namespace) -> dict:
                                  f"not {config[key]}: resume with the same settings")
         stored.setdefault("targets", "td")
         stored.setdefault("label_share", 1.0)
-        if args.label_share != stored["label_share"] and args.targets == stored["targets"]:
-            raise ValueError(f"{checkpoint} was made with --label-share {stored['label_share']}, not "
-                             f"{args.label_share}: it may change only with --targets")
-        if args.lr != stored["lr"] or args.targets != stored["targets"]:
+        new_targets = (args.targets, args.label_share) != (stored["targets"], stored["label_share"])
+        if args.lr != stored["lr"] or new_targets:
             # a new step size or kind of target from here on, recorded in the config
             for group in optimizer.param_groups:
                 group["lr"] = args.lr
             stored.setdefault("first_lr", stored["lr"])
             stored["lr_changes"] = [*stored.get("lr_changes", []), [progress["games"], args.lr]]
-            if args.targets != stored["targets"]:
-                stored.setdefault("first_targets", stored["targets"])
-                stored["targets_changes"] = [*stored.get("targets_changes", []), [progress["games"], args.targets]]
+            if new_targets:
+                stored.setdefault("first_targets", [stored["targets"], stored["label_share"]])
+                stored["targets_changes"] = [*stored.get("targets_changes", []),
+                                             [progress["games"], args.targets, args.label_share]]
         config = {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent",
                                                        "targets", "label_share")}}
     elif checkpoint.exists():
@@ -533,13 +540,15 @@ def train(args: argparse.Namespace) -> dict:
 def _command(config: dict) -> str:
     """The command(s) that reproduce the run (one more ``--resume`` per change of step size)."""
     changes = config.get("targets_changes", [])
+    share = config.get("label_share", 1.0)
 
-    def targets_until(games: int) -> str:  # the kind of target of the stage that ends at ``games``
-        kind = config.get("first_targets", config.get("targets", "td")) if changes else config.get("targets", "td")
-        for start, changed_to in changes:
-            if start < games:
-                kind = changed_to
-        return "" if kind == "td" else f" --targets {kind} --label-share {config['label_share']}"
+    def targets_until(games: int) -> str:  # the targets of the stage that ends at ``games``
+        first = config.get("first_targets", config.get("targets", "td")) if changes else config.get("targets", "td")
+        kind, fraction = (first, share) if isinstance(first, str) else first
+        for start, *changed_to in changes:
+            if start < games:  # entries of [games, kind] come from runs whose share never changed
+                kind, fraction = changed_to if len(changed_to) == 2 else (changed_to[0], share)
+        return "" if kind == "td" else f" --targets {kind} --label-share {fraction}"
 
     return staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "

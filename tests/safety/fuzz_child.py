@@ -82,7 +82,7 @@ def exercise(state) -> None:
     if state.is_chance_node():
         state.chance_outcomes()
     legal = state.legal_actions()
-    for action in legal[:3].tolist():
+    for action in legal[:3]:
         state.action_to_string(action)
     if len(legal) and not state.is_terminal():
         state.apply(int(legal[0]))

@@ -166,12 +166,23 @@ def test_a_new_step_size_on_resume_is_recorded_in_the_command(tmp_path):
 
 def test_a_change_to_search_targets_on_resume_is_recorded_in_the_command(tmp_path):
     T.train(_args(tmp_path, 4))
-    with pytest.raises(ValueError, match="label-share"):  # a share alone would change nothing
+    with pytest.raises(ValueError, match="label-share"):  # a share means nothing to TD targets
         T.train(_args(tmp_path, 8, "--resume", "--label-share", "0.5"))
-    card = T.train(_args(tmp_path, 8, "--resume", "--targets", "search", "--label-share", "0.5"))
-    first, second = card["command"].split(" && ")
-    assert "--targets" not in first and "--games 4 " in first
-    assert "--games 8 " in second and "--targets search --label-share 0.5 --resume" in second
+    T.train(_args(tmp_path, 8, "--resume", "--targets", "search", "--label-share", "0.5"))
+    T.train(_args(tmp_path, 12, "--resume", "--targets", "search"))
+    card = T.train(_args(tmp_path, 16, "--resume"))
+    stages = card["command"].split(" && ")
+    assert len(stages) == 4 and "--targets" not in stages[0] and "--games 4 " in stages[0]
+    assert "--games 8 " in stages[1] and "--targets search --label-share 0.5 --resume" in stages[1]
+    assert "--games 12 " in stages[2] and "--targets search --label-share 1.0 --resume" in stages[2]
+    assert "--games 16 " in stages[3] and "--targets" not in stages[3]
+
+
+def test_search_targets_refuse_the_opening_and_take_an_empty_batch():
+    weights = T.numpy_weights(ContactRaceNet(hidden=4))
+    assert T.search_targets(weights, np.zeros((0, rules.STATE_SIZE), np.int64)).shape == (0, 5)
+    with pytest.raises(ValueError, match="opening"):
+        T.search_targets(weights, rules.initial_array(1)[None])
 
 
 def _waiting_for_roll(checkers_0: dict[int, int], checkers_1: dict[int, int], roller: int) -> np.ndarray:
