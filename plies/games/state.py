@@ -18,6 +18,7 @@ from plies.games.kernels import (
     APPLY_SIG,
     CHANCE,
     LEGAL_SIG,
+    RETURNS_SIG,
     STEP_SIG,
     TERMINAL,
     UNDO_SIG,
@@ -39,20 +40,21 @@ class GameState:
     """Whether ``initial`` draws the starting position from its ``rng`` (set for a class that
     defines its own ``initial``); ``Game.new_state`` makes a generator only for those."""
     __slots__ = ("_s", "_actions", "_undo_rows", "_shared", "_buffers", "_player", "_legal", "_width")
-    # the slots a clone takes as they are (the three above that it copies excepted)
-    _kept_slots: ClassVar[tuple[str, ...]] = ("_buffers", "_player", "_legal", "_width")
+    # a subclass's own slots, which a clone takes as they are (clone() names the base's)
+    _own_slots: ClassVar[tuple[str, ...]] = ()
 
     # the kernels, bound once per game class by ``bind_game``
     _legal_fn: ClassVar[Callable]
     _apply_fn: ClassVar[Callable]
     _undo_fn: ClassVar[Callable]
     _step_fn: ClassVar[Callable | None] = None
+    _returns_fn: ClassVar[Callable]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = tuple(slot for klass in cls.__mro__[:-1] if klass is not GameState
                     for slot in klass.__dict__.get("__slots__", ()))
-        cls._kept_slots = GameState._kept_slots + own
+        cls._own_slots = own
         # states built by writing into the array must not keep a stale cache
         for name in ("from_string", "initial"):
             if name in cls.__dict__:
@@ -71,6 +73,7 @@ class GameState:
         cls._legal_fn = staticmethod(_entry(game.kernels.legal_actions, LEGAL_SIG))
         cls._apply_fn = staticmethod(_entry(game.kernels.apply_action, APPLY_SIG))
         cls._undo_fn = staticmethod(_entry(game.kernels.undo_action, UNDO_SIG))
+        cls._returns_fn = staticmethod(_entry(game.kernels.returns, RETURNS_SIG))
         cls._step_fn = staticmethod(_entry(game.apply_and_list, STEP_SIG)) if game.apply_and_list else None
 
     @classmethod
@@ -233,7 +236,7 @@ class GameState:
         """One float per seat: the final result at a terminal state, zeros before."""
         out = np.zeros(self.num_players, np.float64)
         if self.is_terminal():
-            self.game.kernels.returns(self._s, out)
+            self._returns_fn(self._s, out)
         return out
 
     def clone(self) -> GameState:
@@ -241,7 +244,11 @@ class GameState:
         history are shared, copy on write, so a clone costs about as much as its array."""
         cls = type(self)
         other = cls.__new__(cls)
-        for slot in cls._kept_slots:
+        other._buffers = self._buffers
+        other._player = self._player
+        other._legal = self._legal
+        other._width = self._width
+        for slot in cls._own_slots:
             setattr(other, slot, getattr(self, slot))
         other._s = self._s.copy()
         actions = self._actions
