@@ -296,17 +296,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     import importlib
 
-    from plies.training import TRAINERS
-
-    if args.game in TRAINERS:
-        module, _, function = TRAINERS[args.game].partition(":")
-        return getattr(importlib.import_module(module), function)(args.options)
-    from plies.games.registry import game_ids
-    from plies.training import engine
+    from plies.games.registry import game_ids, get_game
 
     if args.game not in game_ids():
         print(f"plies train: no game {args.game!r}; games: {', '.join(game_ids())}", file=sys.stderr)
         return 2
+    trainer = get_game(args.game).trainer
+    if trainer:  # the game's own trainer, declared with its rules
+        module, _, function = trainer.partition(":")
+        return getattr(importlib.import_module(module), function)(args.options)
+    from plies.training import engine
+
     return engine.main([args.game, *args.options])
 
 

@@ -14,6 +14,7 @@ reverse: a Game pickles through the table of declared games kept here.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,7 +118,10 @@ class Game:
     (``plies.games.value_kernels``; games without chance, where it gives every search
     ``eval=net`` and ``plies train GAME``); ``batch_run``: the batched-env entry
     (``plies.games.batching.run_batch`` bound to these kernels in the game's rules module, so
-    numba compiles it once per game and caches it on disk).
+    numba compiles it once per game and caches it on disk). ``trainer``: ``"module:function"``,
+    the game's own trainer for ``plies train GAME`` (called with the remaining arguments, it
+    returns an exit code; imported only then), for games the engine does not train (chance,
+    more than two seats); empty: ``plies.training.engine``.
 
     Static facts: ``num_players`` (the default; games with a player option say so in
     ``options``), ``num_actions``, ``undo_size``, ``has_chance``, ``zero_sum``, ``schema``.
@@ -166,6 +170,7 @@ class Game:
     canonical_hash: Callable | None = None
     encode: Callable[..., Any] | None = None
     net_value: Callable | None = None
+    trainer: str = ""
     batch_starts: Callable[..., np.ndarray] = _starting_row
     draw: Callable[..., str] | None = None
     docs: str = ""
@@ -193,6 +198,8 @@ class Game:
         low, high = self.player_range
         if not 1 <= low <= self.num_players <= high:
             raise ValueError(f"{self.id}: player_range {self.player_range} must hold num_players={self.num_players}")
+        if self.trainer and not re.fullmatch(r"[\w.]+:\w+", self.trainer):
+            raise ValueError(f"{self.id}: trainer {self.trainer!r} must be 'module:function'")
         self.state_class.bind_game(self)
         _DECLARED.setdefault(self.id, self)
 

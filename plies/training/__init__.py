@@ -5,13 +5,8 @@
 - ``selfplay``: games of any agents on the tournament engine's backends, replayable records;
 - ``records``: game records stored in chunks;
 - ``common``: atomic checkpoints with exact resume, metrics CSV, learning curves;
-- ``backgammon``: TD(lambda) self-play of TD-Gammon's network;
-- ``dice_wars``: supervised fitting of the map network on self-play games (``dw_data``).
-"""
+- ``backgammon``: the contact/race networks' self-play (TD(lambda) or search labels);
+- ``dice_wars``: the map network fitted in rounds on games of the pool and its own player (``dw_data``).
 
-TRAINERS: dict[str, str] = {
-    "backgammon": "plies.training.backgammon:main",
-    "dice_wars": "plies.training.dice_wars:main",
-}
-"""Game id -> the entry point of its own value-network trainer (``plies train GAME``); every
-other game goes to ``engine``."""
+A game the engine does not train names its own trainer in its declaration (``Game.trainer``).
+"""

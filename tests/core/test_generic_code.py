@@ -12,7 +12,7 @@ from plies.games.registry import game_ids
 
 ROOT = Path(plies.__file__).parent
 GAME_SPECIFIC = ["games/registry.py", "agents", "training", "classroom"]
-ALLOWED: set[tuple[str, str]] = set()  # `plies train` takes its choices from plies.training.TRAINERS
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _generic_files() -> list[Path]:

@@ -252,3 +252,21 @@ def test_a_users_game_trains_in_worker_processes(tmp_path, monkeypatch):
     assert card["self_play_games"] == 400 and card["arch_config"]["inputs"] == 9
     model = load_value_net(tmp_path / "signed_tictactoe_net.pt", "signed_tictactoe")
     assert model.config["game"] == "signed_tictactoe"
+
+
+def test_plies_train_runs_the_trainer_a_game_declares(monkeypatch):
+    from plies.cli import main
+    from plies.games import registry
+    from plies.games.game import Game
+    from tests.training import user_game
+
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))  # unregistered afterwards
+    registry.register_game("own_trainer_tictactoe", "tests.training.user_game:OWN_TRAINER_GAME")
+    user_game.CALLS.clear()
+    assert main(["train", "own_trainer_tictactoe", "--run", "x", "--rounds", "2"]) == 3
+    assert user_game.CALLS == [["--run", "x", "--rounds", "2"]]
+    assert registry.get_game("backgammon").trainer == "plies.training.backgammon:main"
+    assert registry.get_game("tictactoe").trainer == ""  # the engine's
+    fields = {name: getattr(user_game.GAME, name) for name in Game.__dataclass_fields__}
+    with pytest.raises(ValueError, match="module:function"):
+        Game(**{**fields, "id": "bad_trainer", "trainer": "no colon here"})

@@ -43,3 +43,20 @@ _fields = {name: getattr(_base, name) for name in _base.__dataclass_fields__}
 _fields.update(id="signed_tictactoe", title="Tic-Tac-Toe (a user's game)", state_class=SignedTicTacToe,
                encode=encode, net_value=net_value)
 GAME = Game(**_fields)
+
+CALLS: list[list[str]] = []
+
+
+def own_trainer(argv: list[str]) -> int:
+    """A user's own trainer, declared as ``Game.trainer``: records its arguments."""
+    CALLS.append(list(argv))
+    return 3
+
+
+class OwnTrainerTicTacToe(TicTacToeState):
+    __slots__ = ()
+
+
+_fields.update(id="own_trainer_tictactoe", title="Tic-Tac-Toe (a user's game with its own trainer)",
+               state_class=OwnTrainerTicTacToe, trainer="tests.training.user_game:own_trainer")
+OWN_TRAINER_GAME = Game(**_fields)
