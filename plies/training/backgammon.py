@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import time
 from pathlib import Path
@@ -43,6 +42,7 @@ from plies.games.backgammon import features, rules
 from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
     MetricsLog,
+    RoundRunner,
     load_checkpoint,
     plot_curve,
     restore_rng_states,
@@ -315,15 +315,8 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
 
 
 # ----- worker processes ------------------------------------------------------------------------
-def _start_worker(parent: int) -> None:
-    from plies.evaluation.tournament import exit_with_parent
-
-    exit_with_parent(parent)
-    torch = require_torch()
-    torch.set_num_threads(1)
-
-
 def _worker_round(job: tuple) -> dict[str, np.ndarray]:
+    require_torch().set_num_threads(1)  # one thread a worker: the workers fill the cores
     weights, games, seed, lam, targets, label_share = job
     return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
 
@@ -352,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
     p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
+    p.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where the workers run: processes here, or Ray (RAY_ADDRESS's cluster, else a "
+                        "local one); the same games and network for a seed either way")
     p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
     p.add_argument("--eval-every", type=int, default=50_000, help="games between evaluations (0: none)")
     p.add_argument("--eval-games", type=int, default=400, help="games against each opponent")
@@ -460,8 +456,7 @@ def train(args: argparse.Namespace) -> dict:
     log = MetricsLog(args.run / "metrics.csv", fields,
                      resume_step=progress["games"] if args.resume else None, step_field="games")
     per_round = args.workers * args.round_games
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(args.workers, initializer=_start_worker, initargs=(os.getpid(),)) if args.workers > 1 else None
+    play_round = RoundRunner(_worker_round, args.backend, args.workers)
     start = time.perf_counter() - progress["seconds"]
     window = {"loss": 0.0, "rounds": 0, "positions": 0, "race": 0, "moves": 0, "games": 0, "gammons": 0,
               "t0": time.perf_counter(), "g0": progress["games"]}
@@ -471,7 +466,7 @@ def train(args: argparse.Namespace) -> dict:
             weights = numpy_weights(model)
             jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
                      args.label_share) for w in range(args.workers)]
-            results = pool.map(_worker_round, jobs) if pool else [_worker_round(jobs[0])]
+            results = play_round(jobs)
             data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
             loss = _fit(model, optimizer, torch, data, args.batch, rng)
             progress["round"] += 1
@@ -519,8 +514,7 @@ def train(args: argparse.Namespace) -> dict:
                 save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
     finally:
         bar.close()
-        if pool:
-            pool.terminate()
+        play_round.close()
     series = {f"{_opponent_column(o)}": f"1-ply net vs {o}" for o in opponents}
     plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
                "Backgammon contact/race networks: win rate at 1 ply",

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import csv
 import json
+import multiprocessing
+import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +178,41 @@ def seed_everything(seed: int) -> np.random.Generator:
     random.seed(seed)
     torch.manual_seed(seed)
     return np.random.default_rng(seed)
+
+
+def _start_worker(parent: int) -> None:
+    from plies.evaluation.tournament import exit_with_parent
+
+    exit_with_parent(parent)
+
+
+class RoundRunner:
+    """Plays a round's jobs (one per worker) with ``work``: in this process, in a pool of spawned
+    processes that end with this one, or on Ray (``backend="ray"``: a cluster named by
+    ``RAY_ADDRESS``, else a local one). ``work`` is a module-level function of its job alone, and
+    each job carries its own seed, so every backend gives the same round, in the jobs' order."""
+
+    def __init__(self, work: Callable[[tuple], Any], backend: str, workers: int) -> None:
+        if backend not in ("process", "ray"):
+            raise ValueError(f"backend must be 'process' or 'ray', not {backend!r}")
+        self.work = work
+        self.pool = self.ray = None
+        if backend == "ray":
+            from plies.evaluation.ray_watchdog import start_ray
+
+            self.ray = start_ray(workers)
+            self.remote = self.ray.remote(work)
+        elif workers > 1:
+            context = multiprocessing.get_context("spawn")
+            self.pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid(),))
+
+    def __call__(self, jobs: list[tuple]) -> list[Any]:
+        if self.ray is not None:
+            return self.ray.get([self.remote.remote(job) for job in jobs])
+        if self.pool is not None:
+            return self.pool.map(self.work, jobs)
+        return [self.work(job) for job in jobs]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()

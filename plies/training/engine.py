@@ -33,7 +33,6 @@ sum, no chance. The trainer names no game.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import platform
 import sys
@@ -51,6 +50,7 @@ from plies.games.kernels import EVAL_T, KERNELS_T, STATE_T, TERMINAL, compiled, 
 from plies.games.registry import get_game, new_state
 from plies.training.common import (
     MetricsLog,
+    RoundRunner,
     load_checkpoint,
     plot_curve,
     restore_rng_states,
@@ -185,41 +185,8 @@ def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, game
 
 
 # ----- worker processes ------------------------------------------------------------------------
-def _start_worker(parent: int) -> None:
-    from plies.evaluation.tournament import exit_with_parent
-
-    exit_with_parent(parent)
-
-
 def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     return selfplay(*job)
-
-
-class _RoundRunner:
-    """Plays a round's jobs (one per worker) in order: here, in a process pool or on Ray.
-    Each job is a function of its seed, so every backend gives the same round."""
-
-    def __init__(self, backend: str, workers: int) -> None:
-        self.pool = self.ray = None
-        if backend == "ray":
-            from plies.evaluation.ray_watchdog import start_ray
-
-            self.ray = start_ray(workers)
-            self.remote = self.ray.remote(_worker_round)
-        elif workers > 1:
-            context = multiprocessing.get_context("spawn")
-            self.pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid(),))
-
-    def __call__(self, jobs: list[tuple]) -> list[dict[str, np.ndarray]]:
-        if self.ray is not None:
-            return self.ray.get([self.remote.remote(job) for job in jobs])
-        if self.pool is not None:
-            return self.pool.map(_worker_round, jobs)
-        return [_worker_round(job) for job in jobs]
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
 
 
 # ----- training --------------------------------------------------------------------------------
@@ -417,7 +384,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     fields = FIELDS + [f"{_column(o)}{s}" for o in opponents for s in ("", "_low", "_high", "_games")]
     log = MetricsLog(args.run / "metrics.csv", fields,
                      resume_step=progress["round"] if args.resume else None, step_field="round")
-    play_round = _RoundRunner(args.backend, args.workers)
+    play_round = RoundRunner(_worker_round, args.backend, args.workers)
     replay = Replay(args.run / "replay.npz", args.window)
     if args.resume and progress["round"]:
         replay.load(progress["round"])

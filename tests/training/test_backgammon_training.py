@@ -256,3 +256,20 @@ def test_search_labelled_self_play_keeps_a_share_of_the_positions():
     assert ((full["targets"] >= 0) & (full["targets"] <= 1)).all()
     again = T.play_games(weights, 4, seed=5, lam=0.7, parallel=4, targets="search", label_share=0.5)
     np.testing.assert_array_equal(again["targets"], half["targets"])  # seeded
+
+
+@pytest.mark.slow
+def test_ray_and_processes_train_the_same_backgammon_network(tmp_path):
+    pytest.importorskip("ray")
+    T.train(_args(tmp_path / "processes", 8, "--workers", "2"))
+    T.train(_args(tmp_path / "ray", 8, "--workers", "2", "--backend", "ray"))
+    a, b = _weights(tmp_path / "processes" / "backgammon_net.pt"), _weights(tmp_path / "ray" / "backgammon_net.pt")
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+
+
+def test_the_round_runner_refuses_an_unknown_backend():
+    from plies.training.common import RoundRunner
+
+    with pytest.raises(ValueError, match="'process' or 'ray'"):
+        RoundRunner(T._worker_round, "threads", 2)
