@@ -39,7 +39,7 @@ class GameState:
     random_start: ClassVar[bool] = False
     """Whether ``initial`` draws the starting position from its ``rng`` (set for a class that
     defines its own ``initial``); ``Game.new_state`` makes a generator only for those."""
-    __slots__ = ("_s", "_actions", "_undo_rows", "_shared", "_buffers", "_player", "_legal", "_width")
+    __slots__ = ("_s", "_actions", "_undo_rows", "_shared", "_scratch", "_player", "_legal", "_width")
     # a subclass's own slots, which a clone takes as they are (clone() names the base's)
     _own_slots: ClassVar[tuple[str, ...]] = ()
 
@@ -100,7 +100,7 @@ class GameState:
         self._undo_rows: list[np.ndarray] = []
         self._shared = 0  # undo rows below this index may be shared with clones: copy before writing
         self._width = self.max_legal_actions
-        self._buffers = _buffers_for(type(self), self._width)
+        self._scratch: np.ndarray | None = None  # this state's own: states may step in several threads
         self._player: int | None = None  # cached state[0]
         self._legal: tuple[int, ...] | None = None  # cached legal actions
 
@@ -162,7 +162,9 @@ class GameState:
         faster than in an array (``legal_array()`` gives the int64 array)."""
         legal = self._legal
         if legal is None:
-            buf = self._buffers[0]
+            buf = self._scratch
+            if buf is None:
+                buf = self._scratch = np.empty(max(1, self._width), np.int64)
             legal = self._legal = tuple(buf[: self._legal_fn(self._s, buf)].tolist())
         return legal
 
@@ -182,10 +184,10 @@ class GameState:
         """Outcome actions and their probabilities at a chance node."""
         if self._s[0] != CHANCE:
             raise ValueError("chance_outcomes() needs a chance node; this state is not one")
-        buf = self._buffers[0]
-        probs = self._buffers[1]
-        n = self.game.kernels.chance_outcomes(self._s, buf, probs)
-        return buf[:n].copy(), probs[:n].copy()
+        outcomes = np.empty(max(1, self._width), np.int64)
+        probs = np.empty(max(1, self._width), np.float64)
+        n = self.game.kernels.chance_outcomes(self._s, outcomes, probs)
+        return outcomes[:n], probs[:n]
 
     def apply(self, action: int) -> None:
         """Play ``action`` (a move, or a chance outcome at a chance node). Checked."""
@@ -213,7 +215,9 @@ class GameState:
             self._apply_fn(self._s, action, rows[n])
             self._player = self._legal = None
         else:  # one compiled call applies the action and lists the next position's actions
-            buf = self._buffers[0]
+            buf = self._scratch
+            if buf is None:
+                buf = self._scratch = np.empty(max(1, self._width), np.int64)
             code = step(self._s, action, rows[n], buf)
             self._player = (code & 15) - 4
             self._legal = tuple(buf[: code >> 4].tolist())
@@ -244,7 +248,7 @@ class GameState:
         history are shared, copy on write, so a clone costs about as much as its array."""
         cls = type(self)
         other = cls.__new__(cls)
-        other._buffers = self._buffers
+        other._scratch = None
         other._player = self._player
         other._legal = self._legal
         other._width = self._width
@@ -270,7 +274,7 @@ class GameState:
         state = {}
         for klass in type(self).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot not in ("_buffers", "_legal", "_player", "_width", "_shared") and hasattr(self, slot):
+                if slot not in ("_scratch", "_legal", "_player", "_width", "_shared") and hasattr(self, slot):
                     state[slot] = getattr(self, slot)
         state["_undo_rows"] = self._undo_rows[: len(self._actions)]
         return state
@@ -281,7 +285,7 @@ class GameState:
         self._undo_rows = [np.array(r, np.int64) for r in self._undo_rows]
         self._shared = 0
         self._width = self.max_legal_actions
-        self._buffers = _buffers_for(type(self), self._width)
+        self._scratch = None
         self._player = self._legal = None
 
     def __eq__(self, other: object) -> bool:
@@ -390,17 +394,6 @@ def _entry(kernel: Callable, signature: Any) -> Callable:
     if signature.args in overloads:
         return overloads[signature.args].entry_point
     return kernel
-
-
-_BUFFER_CACHE: dict[tuple[type, int], tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _buffers_for(cls: type, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch buffers shared by all states of one class (used only inside one call)."""
-    key = (cls, size)
-    if key not in _BUFFER_CACHE:
-        _BUFFER_CACHE[key] = (np.zeros(max(1, size), np.int64), np.zeros(max(1, size), np.float64))
-    return _BUFFER_CACHE[key]
 
 
 def sample_chance(state: GameState, rng: np.random.Generator) -> int:

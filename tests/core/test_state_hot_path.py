@@ -64,3 +64,36 @@ def test_only_games_with_random_starts_draw_them():
     b = plies.new_state("dice_wars", seed=11)
     c = plies.new_state("dice_wars", seed=12)
     assert np.array_equal(a.array, b.array) and not np.array_equal(a.array, c.array)
+
+
+@pytest.mark.parametrize("game", ["connect_four", "backgammon"])
+def test_states_of_one_game_step_in_several_threads_without_mixing_their_legal_actions(game):
+    # plies serve steps different games of one kind in a thread pool; each state's listing must
+    # be its own even when the interpreter switches threads between a kernel call and the tuple
+    import sys
+    import threading
+
+    def play(seed: int, log: list) -> None:
+        rng = random.Random(seed)
+        for _ in range(4):
+            state = plies.new_state(game, seed=seed)
+            while not state.is_terminal() and len(state.history) < 150:
+                legal = state.legal_actions()
+                log.append(legal)
+                state.apply(rng.choice(legal))
+
+    logs: list[list] = [[] for _ in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch as often as the interpreter can
+    try:
+        threads = [threading.Thread(target=play, args=(seed, logs[seed])) for seed in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    for seed in range(4):  # the same games replayed in one thread list the same actions
+        alone: list = []
+        play(seed, alone)
+        assert logs[seed] == alone
