@@ -55,13 +55,20 @@ def _sample(probs, n, u):
 
 @njit(
     types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
-                EVAL_T, _F1, types.int64, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1),
+                EVAL_T, _F1, types.int64, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1,
+                types.float64, _F1),
     cache=True,
 )
 def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, evaluate, eval_params,
                 eval_mode, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
-                root_visits):
+                root_visits, prior_temperature, child_values):
     """Run ``simulations`` and write each root action with its visit count; returns their number.
+
+    With ``prior_temperature`` > 0 (an evaluation, no chance nodes) the search is PUCT: when a
+    node is expanded every child is scored by ``evaluate`` from the mover's view (its value kept
+    in ``child_values``), the children's priors are the softmax of those values over
+    ``prior_temperature``, an unvisited child counts its own value as its mean, and a child is
+    picked by mean + exploration * prior * sqrt(parent visits) / (1 + visits).
 
     A new leaf is scored by a random rollout (``eval_mode`` ROLLOUT), or by ``evaluate`` (a
     heuristic or a network's ``Game.net_value``): for every seat (EVAL_EACH_SEAT), or once for
@@ -72,6 +79,8 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
     """
     legal, apply, returns, chance_outcomes = (kernels.legal_actions, kernels.apply_action, kernels.returns,
                                               kernels.chance_outcomes)
+    undo = kernels.undo_action
+    use_priors = prior_temperature > 0.0 and eval_mode != ROLLOUT
     np.random.seed(seed)
     num_seats = value_sums.shape[1]
     capacity = nodes.shape[0]
@@ -109,6 +118,14 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
                     nodes[child, ACTION] = legal_buf[i]
                     nodes[child, VISITS] = 0
                     value_sums[child, :] = 0.0
+                    if use_priors and player != CHANCE:  # the child's value, for its prior
+                        apply(state, legal_buf[i], undo_row)
+                        if state[0] == TERMINAL:
+                            returns(state, ret)
+                            child_values[child] = ret[player]
+                        else:
+                            child_values[child] = evaluate(state, player, eval_params)
+                        undo(state, legal_buf[i], undo_row)
                 used += n
                 is_new = True
             else:
@@ -118,6 +135,25 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
             if player == CHANCE:
                 n = chance_outcomes(state, legal_buf, probs)
                 pick = first + _sample(probs, n, np.random.random())
+            elif use_priors:
+                pick = first
+                best = -1e300
+                top = -1e300
+                for k in range(count):
+                    top = max(top, child_values[first + k])
+                total = 0.0
+                for k in range(count):
+                    total += np.exp((child_values[first + k] - top) / prior_temperature)
+                scale = exploration * np.sqrt(nodes[node, VISITS] + 1.0) / total
+                for k in range(count):
+                    child = first + k
+                    visits = nodes[child, VISITS]
+                    mean = value_sums[child, player] / visits if visits > 0 else child_values[child]
+                    prior = np.exp((child_values[child] - top) / prior_temperature)
+                    score = mean + scale * prior / (1.0 + visits) + 1e-9 * np.random.random()
+                    if score > best:
+                        best = score
+                        pick = child
             else:
                 pick = -1
                 best = -1e300
@@ -181,6 +217,8 @@ class MCTSAgent(BaseAgent):
     bounds a rollout (0: the game's own move cap); an unfinished rollout counts as a draw.
     ``eval=NAME`` scores each new leaf by an evaluation instead of a rollout: ``net`` (the
     game's shipped network, in compiled code), ``<file>.pt`` or a heuristic of the game.
+    ``prior_temperature=T`` (> 0, with ``eval=``, games without chance) makes it PUCT with
+    priors from the evaluation: each child's prior is the softmax of its value over T.
     """
 
     spec_name = "mcts"
@@ -189,6 +227,7 @@ class MCTSAgent(BaseAgent):
         "simulations": Range(1, 10_000_000, integer=True),
         "exploration": Range(0, 1e6),
         "rollout_cap": Range(0, 10_000_000, integer=True),
+        "prior_temperature": Range(0, 1e6),
     }
 
     def __init__(
@@ -198,6 +237,7 @@ class MCTSAgent(BaseAgent):
         exploration: float = 1.4,
         rollout_cap: int = 0,
         eval: str = "",
+        prior_temperature: float = 0.0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -205,6 +245,11 @@ class MCTSAgent(BaseAgent):
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
         check_eval_spec(eval)
+        if not 0.0 <= prior_temperature <= 1e6:  # NaN fails too
+            raise ValueError(f"prior_temperature must be in [0, 1e6], got {prior_temperature}")
+        if prior_temperature > 0 and not eval:
+            raise ValueError("prior_temperature needs eval=... (the priors come from the evaluation)")
+        self.prior_temperature = float(prior_temperature)
         self.simulations = simulations
         self.exploration = exploration
         self.rollout_cap = rollout_cap
@@ -226,6 +271,7 @@ class MCTSAgent(BaseAgent):
                 np.zeros(state.max_legal_actions, np.float64),
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(state.max_legal_actions, np.int64),
+                np.zeros(capacity if self.prior_temperature > 0 else 1, np.float64),
             )
         return self._arrays[key]
 
@@ -233,7 +279,9 @@ class MCTSAgent(BaseAgent):
         """Run the search from ``state`` and return the visits of each root action."""
         if state.is_terminal() or state.is_chance_node():
             raise ValueError("MCTS searches positions where a player is to move")
-        nodes, sums, ret, legal, undo_row, probs, actions, visits = self._buffers(state)
+        if self.prior_temperature > 0 and state.game.has_chance:
+            raise ValueError(f"prior_temperature: priors need a game without chance nodes; {state.game.id} has them")
+        nodes, sums, ret, legal, undo_row, probs, actions, visits, child_values = self._buffers(state)
         cap = self.rollout_cap or state.max_game_length
         seed = int(self.rng.integers(2**31))
         evaluator = self._evaluator(state)
@@ -248,7 +296,7 @@ class MCTSAgent(BaseAgent):
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
                                   kernel_refs(state.game.kernels), eval_ref(kernel), params,
                                   mode, nodes, sums, ret, legal, undo_row, probs,
-                                  actions, visits)
+                                  actions, visits, self.prior_temperature, child_values)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits
 

@@ -45,3 +45,37 @@ def test_beats_random_clearly():
     tally = result.table().totals["mcts:simulations=300"]
     assert tally.wins >= 30 and tally.losses <= 2
     assert np.isfinite(tally.win_rate)
+
+
+def test_priors_from_an_evaluation_steer_the_visits_to_the_win():
+    # PUCT: the child that wins at once has value 1, so its prior and mean draw nearly every visit
+    win = TicTacToeState.from_string("XX./OO./...")
+    agent = make("mcts:simulations=60,eval=lines,prior_temperature=0.1", seed=0)
+    counts = agent.visit_counts(win)
+    assert sum(counts.values()) == 60 and counts[2] >= 50
+    assert agent.act(win) == 2
+    plain = make("mcts:simulations=60,eval=lines", seed=0).visit_counts(win)
+    assert counts[2] > plain[2]  # without priors every move is tried first
+    same = make("mcts:simulations=60,eval=lines,prior_temperature=0.1", seed=0).visit_counts(win)
+    assert same == counts
+
+
+def test_priors_hold_against_the_perfect_player():
+    spec = "mcts:simulations=200,eval=lines,prior_temperature=0.2"
+    result = run_tournament("tictactoe", [spec, "perfect"], 20, seed=0, workers=1, progress=False)
+    assert result.table().totals[spec].losses == 0
+
+
+def test_priors_need_an_evaluation_and_a_game_without_chance():
+    with pytest.raises(ValueError, match="prior_temperature needs eval"):
+        make("mcts:prior_temperature=0.5")
+    with pytest.raises(ValueError, match="prior_temperature"):
+        make("mcts:eval=lines,prior_temperature=-1")
+    with pytest.raises(ValueError, match="prior_temperature"):
+        make("mcts:eval=lines,prior_temperature=nan")
+    import plies
+    state = plies.new_state("backgammon", seed=1)
+    while state.is_chance_node():
+        state.apply(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="without chance nodes"):
+        make("mcts:simulations=10,eval=singleton,prior_temperature=0.5", seed=0).act(state)

@@ -1,0 +1,76 @@
+"""What priors cost MCTS: the median decision time of plies' compiled MCTS with the game's
+network at the leaves, as UCT and as PUCT with priors from the network
+(``prior_temperature``), over the same positions from random play, in one run.
+
+The win rates at equal simulations and at equal time are tournaments (docs/training.md,
+"Priors for MCTS"); this script gives the times that make "equal time" honest.
+python benchmarks/bench_mcts_priors.py [--game connect_four] [--positions 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.timing import machine
+from plies.agents import make
+from plies.games.registry import new_state
+
+SPECS = (
+    "mcts:simulations=200,eval=net",
+    "mcts:simulations=1000,eval=net",
+    "mcts:simulations=2000,eval=net",
+    "mcts:simulations=200,eval=net,prior_temperature=0.1",
+)
+
+
+def positions(game: str, count: int, seed: int) -> list:
+    """Positions after 4-20 random plies where a player is to move."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        state = new_state(game, seed=rng.randrange(2**31))
+        for _ in range(rng.randint(4, 20)):
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            found.append(state)
+    return found
+
+
+def median_decision_ms(spec: str, game: str, states: list) -> float:
+    agent = make(spec, seed=0, game=game)
+    agent.act(states[0])  # numba compiles
+    times = []
+    for state in states:
+        start = time.perf_counter()
+        agent.act(state)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--game", default="connect_four")
+    parser.add_argument("--positions", type=int, default=60)
+    args = parser.parse_args()
+    print(f"machine: {machine()}\n")
+    states = positions(args.game, args.positions, 7)
+    rows = [(spec, median_decision_ms(spec, args.game, states)) for spec in SPECS]
+    base = rows[0][1]
+    print(f"## {args.game}: median decision over {len(states)} positions")
+    print(f"| agent | ms | vs {rows[0][0]} |\n|---|---:|---:|")
+    for spec, ms in rows:
+        print(f"| `{spec}` | {ms:.3f} | {ms / base:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
