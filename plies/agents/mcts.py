@@ -1,4 +1,5 @@
-"""Monte Carlo tree search (UCT with random rollouts), compiled once for every game.
+"""Monte Carlo tree search (UCT with random rollouts or an evaluation at the leaves; PUCT with
+priors from the evaluation), compiled once for every game.
 
 Each node keeps, for every seat, the sum of the returns of the simulations through it; a
 node is scored for the player who moved into it, so the same code serves two players, many
