@@ -177,7 +177,12 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
         # rollout: uniformly random moves, chance sampled, until the end or the cap
         steps = 0
         if eval_mode != ROLLOUT and state[0] >= 0:  # a player to move: the evaluation instead
-            if eval_mode == EVAL_ZERO_SUM:
+            if use_priors and node > 0 and eval_mode == EVAL_ZERO_SUM:
+                # its parent's expansion scored it already, for the seat that moved into it
+                mover = nodes[node, MOVER]
+                ret[mover] = child_values[node]
+                ret[1 - mover] = -child_values[node]
+            elif eval_mode == EVAL_ZERO_SUM:
                 ret[0] = evaluate(state, 0, eval_params)
                 ret[1] = -ret[0]
             else:
