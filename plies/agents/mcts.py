@@ -228,7 +228,7 @@ class MCTSAgent(BaseAgent):
     """
 
     spec_name = "mcts"
-    description = "UCT Monte Carlo tree search with uniformly random rollouts"
+    description = "Monte Carlo tree search: UCT with random rollouts or eval= leaves; PUCT with prior_temperature"
     limits = {
         "simulations": Range(1, 10_000_000, integer=True),
         "exploration": Range(0, 1e6),
