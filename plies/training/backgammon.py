@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.agents.value_net import ContactRaceNet, require_torch
+from plies.agents.value_net import ContactRaceNet, load_value_net, require_torch
 from plies.games.backgammon import features, rules
 from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
 from plies.training.common import (
@@ -352,6 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-every", type=int, default=50_000, help="games between evaluations (0: none)")
     p.add_argument("--eval-games", type=int, default=400, help="games against each opponent")
     p.add_argument("--opponent", default=DEFAULT_OPPONENTS, help="comma-separated agent specs to evaluate against")
+    p.add_argument("--init-from", type=Path,
+                   help="a new run starts from this network (weights or checkpoint, as many or fewer "
+                        "hidden units): its units are copied, extra units start with zero outgoing "
+                        "weights, so the new network plays exactly as the old one at first")
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
     p.add_argument("--out", type=Path, help="where the final weights go (default RUN/backgammon_net.pt)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -403,6 +407,25 @@ def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: 
     return total / max(steps, 1)
 
 
+def widen_into(model, source) -> None:
+    """Copy ``source``'s contact and race networks into ``model``'s first hidden units; the
+    other units keep their random input weights and get zero outgoing weights, so ``model``
+    computes what ``source`` computes (and the new units learn from the first step on)."""
+    torch = require_torch()
+    if getattr(source, "arch", None) != model.arch:
+        raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
+    small, big = source.config["hidden"], model.config["hidden"]
+    if small > big:
+        raise ValueError(f"--init-from has {small} hidden units, more than --hidden {big}")
+    with torch.no_grad():
+        for old, new in zip(source.nets, model.nets):
+            new[0].weight[:small] = old[0].weight
+            new[0].bias[:small] = old[0].bias
+            new[2].weight.zero_()
+            new[2].weight[:, :small] = old[2].weight
+            new[2].bias.copy_(old[2].bias)
+
+
 def _opponent_column(spec: str) -> str:
     return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
 
@@ -452,6 +475,10 @@ def train(args: argparse.Namespace) -> dict:
                                                        "targets", "label_share")}}
     elif checkpoint.exists():
         raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
+    elif args.init_from is not None:
+        widen_into(model, load_value_net(args.init_from, GAME))
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+        config["init_from"] = str(args.init_from)
     fields = FIELDS + [f"{_opponent_column(o)}{suffix}" for o in opponents for suffix in ("", "_low", "_high", "_games")]
     log = MetricsLog(args.run / "metrics.csv", fields,
                      resume_step=progress["games"] if args.resume else None, step_field="games")
@@ -544,10 +571,14 @@ def _command(config: dict) -> str:
                 kind, fraction = changed_to if len(changed_to) == 2 else (changed_to[0], share)
         return "" if kind == "td" else f" --targets {kind} --label-share {fraction}"
 
-    return staged_commands(config, lambda games, lr: (
+    command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
         f"--workers {config['workers']} --round-games {config['round_games']}{targets_until(games)}"))
+    if config.get("init_from"):  # the first stage starts from that network
+        first, sep, rest = command.partition(" && ")
+        command = f"{first} --init-from {config['init_from']}{sep}{rest}"
+    return command
 
 
 def main(argv: list[str] | None = None) -> int:

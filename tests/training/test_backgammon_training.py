@@ -273,3 +273,24 @@ def test_the_round_runner_refuses_an_unknown_backend():
 
     with pytest.raises(ValueError, match="'process' or 'ray'"):
         RoundRunner(T._worker_round, "threads", 2)
+
+
+def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
+    """--init-from copies a network's hidden units into a wider one whose extra units have zero
+    outgoing weights: the same outputs on any position, and training goes on from there."""
+    T.train(_args(tmp_path / "small", 4))
+    small = load_value_net(tmp_path / "small" / "backgammon_net.pt", "backgammon")
+    wide = ContactRaceNet(hidden=12)
+    T.widen_into(wide, small)
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.random((50, features.INPUT_SIZE)).astype(np.float32))
+    classes = torch.from_numpy(rng.integers(0, len(features.CLASS_NAMES), 50))
+    torch.testing.assert_close(wide(x, classes), small(x, classes), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="more than --hidden"):
+        T.widen_into(ContactRaceNet(hidden=4), small)
+    T.train(_args(tmp_path / "wide", 4, "--hidden", "12", "--init-from", str(tmp_path / "small" / "backgammon_net.pt")))
+    card = (tmp_path / "wide" / "backgammon_net.json").read_text()
+    assert "--init-from" in card
+    trained = load_value_net(tmp_path / "wide" / "backgammon_net.pt", "backgammon")
+    assert trained.config == {"hidden": 12}
+    assert not torch.equal(trained(x, classes), small(x, classes))  # it learnt from its games
