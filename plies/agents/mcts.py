@@ -251,8 +251,6 @@ class MCTSAgent(BaseAgent):
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
         check_eval_spec(eval)
-        if not 0.0 <= prior_temperature <= 1e6:  # NaN fails too
-            raise ValueError(f"prior_temperature must be in [0, 1e6], got {prior_temperature}")
         if prior_temperature > 0 and not eval:
             raise ValueError("prior_temperature needs eval=... (the priors come from the evaluation)")
         self.prior_temperature = float(prior_temperature)
