@@ -294,17 +294,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    import importlib
-
-    from plies.games.registry import game_ids, get_game
+    from plies.games.registry import game_ids
 
     if args.game not in game_ids():
         print(f"plies train: no game {args.game!r}; games: {', '.join(game_ids())}", file=sys.stderr)
         return 2
-    trainer = get_game(args.game).trainer
-    if trainer:  # the game's own trainer, declared with its rules
-        module, _, function = trainer.partition(":")
-        return getattr(importlib.import_module(module), function)(args.options)
     from plies.training import engine
 
     return engine.main([args.game, *args.options])
@@ -454,10 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_solve)
 
     tr = sub.add_parser("train", help="train a value network by self-play (extra 'nn')",
-                        description="backgammon: TD(lambda) self-play; dice_wars: supervised fitting on "
-                        "self-play games; every other game (a user's too) that declares net_value: the "
-                        "training engine (plies/training/engine.py). `plies train GAME --help` lists "
-                        "the options of each.")
+                        description="one training engine (plies/training/engine.py) for every game, "
+                        "with the recipe the game declares: backgammon, TD(lambda) self-play; dice_wars, "
+                        "fitting on games of its network player; every game that declares net_value (a "
+                        "user's too), compiled self-play. `plies train GAME --help` lists the options.")
     tr.add_argument("game", help="the game whose network to train (plies games lists them)")
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)

@@ -57,18 +57,18 @@ def _sample(probs, n, u):
 @njit(
     types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
                 EVAL_T, _F1, types.int64, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1,
-                types.float64, _F1),
+                types.float64, _F1, _F1),
     cache=True,
 )
 def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, evaluate, eval_params,
                 eval_mode, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
-                root_visits, prior_temperature, child_values):
+                root_visits, prior_temperature, child_values, priors):
     """Run ``simulations`` and write each root action with its visit count; returns their number.
 
     With ``prior_temperature`` > 0 (an evaluation, no chance nodes) the search is PUCT: when a
     node is expanded every child is scored by ``evaluate`` from the mover's view (its value kept
     in ``child_values``), the children's priors are the softmax of those values over
-    ``prior_temperature``, an unvisited child counts its own value as its mean, and a child is
+    ``prior_temperature`` (kept in ``priors``: worked out once, not at every visit), an unvisited child counts its own value as its mean, and a child is
     picked by mean + exploration * prior * sqrt(parent visits) / (1 + visits).
 
     A new leaf is scored by a random rollout (``eval_mode`` ROLLOUT), or by ``evaluate`` (a
@@ -127,6 +127,16 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
                         else:
                             child_values[child] = evaluate(state, player, eval_params)
                         undo(state, legal_buf[i], undo_row)
+                if use_priors and player != CHANCE:  # the softmax over the new children
+                    top = -1e300
+                    for i in range(n):
+                        top = max(top, child_values[used + i])
+                    total = 0.0
+                    for i in range(n):
+                        priors[used + i] = np.exp((child_values[used + i] - top) / prior_temperature)
+                        total += priors[used + i]
+                    for i in range(n):
+                        priors[used + i] /= total
                 used += n
                 is_new = True
             else:
@@ -139,19 +149,12 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
             elif use_priors:
                 pick = first
                 best = -1e300
-                top = -1e300
-                for k in range(count):
-                    top = max(top, child_values[first + k])
-                total = 0.0
-                for k in range(count):
-                    total += np.exp((child_values[first + k] - top) / prior_temperature)
-                scale = exploration * np.sqrt(nodes[node, VISITS] + 1.0) / total
+                scale = exploration * np.sqrt(nodes[node, VISITS] + 1.0)
                 for k in range(count):
                     child = first + k
                     visits = nodes[child, VISITS]
                     mean = value_sums[child, player] / visits if visits > 0 else child_values[child]
-                    prior = np.exp((child_values[child] - top) / prior_temperature)
-                    score = mean + scale * prior / (1.0 + visits) + 1e-9 * np.random.random()
+                    score = mean + scale * priors[child] / (1.0 + visits) + 1e-9 * np.random.random()
                     if score > best:
                         best = score
                         pick = child
@@ -276,6 +279,7 @@ class MCTSAgent(BaseAgent):
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(capacity if self.prior_temperature > 0 else 1, np.float64),
+                np.zeros(capacity if self.prior_temperature > 0 else 1, np.float64),
             )
         return self._arrays[key]
 
@@ -285,7 +289,7 @@ class MCTSAgent(BaseAgent):
             raise ValueError("MCTS searches positions where a player is to move")
         if self.prior_temperature > 0 and state.game.has_chance:
             raise ValueError(f"prior_temperature: priors need a game without chance nodes; {state.game.id} has them")
-        nodes, sums, ret, legal, undo_row, probs, actions, visits, child_values = self._buffers(state)
+        nodes, sums, ret, legal, undo_row, probs, actions, visits, child_values, priors = self._buffers(state)
         cap = self.rollout_cap or state.max_game_length
         seed = int(self.rng.integers(2**31))
         evaluator = self._evaluator(state)
@@ -300,7 +304,7 @@ class MCTSAgent(BaseAgent):
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
                                   kernel_refs(state.game.kernels), eval_ref(kernel), params,
                                   mode, nodes, sums, ret, legal, undo_row, probs,
-                                  actions, visits, self.prior_temperature, child_values)
+                                  actions, visits, self.prior_temperature, child_values, priors)
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits
 

@@ -118,10 +118,10 @@ class Game:
     (``plies.games.value_kernels``; games without chance, where it gives every search
     ``eval=net`` and ``plies train GAME``); ``batch_run``: the batched-env entry
     (``plies.games.batching.run_batch`` bound to these kernels in the game's rules module, so
-    numba compiles it once per game and caches it on disk). ``trainer``: ``"module:function"``,
-    the game's own trainer for ``plies train GAME`` (called with the remaining arguments, it
-    returns an exit code; imported only then), for games the engine does not train (chance,
-    more than two seats); empty: ``plies.training.engine``.
+    numba compiles it once per game and caches it on disk). ``trainer``: ``"module:NAME"``,
+    the training engine's recipe for this game (a ``plies.training.engine.Recipe``, imported
+    only by ``plies train``), for games whose rounds the engine's own recipe cannot play
+    (chance, more than two seats); empty: the engine's ``SelfPlayRecipe``.
 
     Static facts: ``num_players`` (the default; games with a player option say so in
     ``options``), ``num_actions``, ``undo_size``, ``has_chance``, ``zero_sum``, ``schema``.
@@ -199,7 +199,7 @@ class Game:
         if not 1 <= low <= self.num_players <= high:
             raise ValueError(f"{self.id}: player_range {self.player_range} must hold num_players={self.num_players}")
         if self.trainer and not re.fullmatch(r"[\w.]+:\w+", self.trainer):
-            raise ValueError(f"{self.id}: trainer {self.trainer!r} must be 'module:function'")
+            raise ValueError(f"{self.id}: trainer {self.trainer!r} must be 'module:NAME' (a training recipe)")
         self.state_class.bind_game(self)
         _DECLARED.setdefault(self.id, self)
 

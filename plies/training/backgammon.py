@@ -1,5 +1,9 @@
 """``plies train backgammon``: the contact and race networks, trained by TD(lambda) self-play.
 
+The training engine's recipe for backgammon (``RECIPE``, named by the game's declaration): the
+engine (``plies.training.engine``) runs the rounds, checkpoints, resume, metrics, evaluations
+and card; this module says what a round plays and how it learns.
+
 The network (``ContactRaceNet``: the features of ``plies.games.backgammon.features``, a contact
 and a race network of ``--hidden`` sigmoid units, five outputs each) plays both sides of many
 games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
@@ -28,8 +32,6 @@ Every ``--eval-every`` games a snapshot plays ``--eval-games`` games at 1-ply ag
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -40,17 +42,15 @@ from numba import njit
 from plies.agents.value_net import ContactRaceNet, load_value_net, require_torch
 from plies.games.backgammon import features, rules
 from plies.games.kernels import CHANCE, TERMINAL, draw_outcome
-from plies.training.common import (
-    MetricsLog,
-    RoundRunner,
-    load_checkpoint,
-    plot_curve,
-    restore_rng_states,
-    save_checkpoint,
-    save_weights,
-    seed_everything,
-    staged_commands,
-    wilson,
+from plies.training.common import plot_curve, save_weights, staged_commands
+from plies.training.engine import (
+    Recipe,
+    Run,
+    check_kept,
+    opponent_column,
+    rate_columns,
+    rate_fields,
+    score_against,
 )
 
 GAME = "backgammon"
@@ -321,72 +321,19 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
 
 
-# ----- training ----------------------------------------------------------------------------------
+# ----- the recipe --------------------------------------------------------------------------------
 TARGETS = ("td", "search")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="plies train backgammon", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", type=Path, default=Path("runs/backgammon"), help="run folder")
-    p.add_argument("--games", type=int, default=1_000_000,
-                   help="self-play games in total (rounded up to whole rounds: workers x round games)")
-    p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
-    p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
-    p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
-    p.add_argument("--targets", choices=TARGETS, default="td",
-                   help="td: TD(lambda) returns; search: each position's 1-ply search by the current "
-                        "network (labels of far less variance, about 15x the CPU a labelled game)")
-    p.add_argument("--label-share", type=float, default=1.0,
-                   help="with --targets search: the share of positions labelled and learned from")
-    p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
-    p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
-    p.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where the workers run: processes here, or Ray (RAY_ADDRESS's cluster, else a "
-                        "local one); the same games and network for a seed either way")
-    p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
-    p.add_argument("--eval-every", type=int, default=50_000, help="games between evaluations (0: none)")
-    p.add_argument("--eval-games", type=int, default=400, help="games against each opponent")
-    p.add_argument("--opponent", default=DEFAULT_OPPONENTS, help="comma-separated agent specs to evaluate against")
-    p.add_argument("--init-from", type=Path,
-                   help="a new run starts from this network (weights or checkpoint, as many or fewer "
-                        "hidden units): its units are copied, extra units start with zero outgoing "
-                        "weights, so the new network plays exactly as the old one at first")
-    p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
-    p.add_argument("--out", type=Path, help="where the final weights go (default RUN/backgammon_net.pt)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p
-
-
-def _check_args(args: argparse.Namespace) -> None:
-    for name in ("games", "hidden", "batch", "workers", "round_games", "checkpoint_every", "eval_games"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
-    if args.eval_every < 0:
-        raise ValueError("--eval-every must be 0 (no evaluation) or more")
-    if not 0.0 < args.label_share <= 1.0:
-        raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
-    if args.targets != "search" and args.label_share != 1.0:
-        raise ValueError("--label-share applies to --targets search only")
-    if not 0.0 <= args.lam <= 1.0:
-        raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
-    if not 0.0 < args.lr < 1.0:
-        raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
+_FIXED = ("lam", "seed", "workers", "round_games", "batch")
+_HELP = __doc__
 
 
 def evaluate(weights: Path, opponent: str, games: int, seed: int, workers: int) -> tuple[float, int]:
     """Share of games the 1-ply network wins against ``opponent`` (single-game scoring, seats
     swapped in pairs)."""
-    from plies.evaluation import run_tournament
-
-    spec = f"expectiminimax:depth=1,eval={weights}"
-    result = run_tournament(GAME, [spec, opponent], games, seed=seed, workers=workers, progress=False)
-    wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] > 0)
-    return wins / len(result.records), len(result.records)
+    return score_against(GAME, f"expectiminimax:depth=1,eval={weights}", [opponent], games, seed, workers,
+                         win=lambda points: points > 0)
 
 
 def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: np.random.Generator) -> float:
@@ -426,136 +373,188 @@ def widen_into(model, source) -> None:
             new[2].bias.copy_(old[2].bias)
 
 
-def _opponent_column(spec: str) -> str:
-    return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
+def _opponents(args: argparse.Namespace) -> list[str]:
+    return [o.strip() for o in args.opponent.split(",") if o.strip()]
 
 
-def train(args: argparse.Namespace) -> dict:
-    _check_args(args)
-    torch = require_torch()
-    from tqdm.auto import tqdm
+class BackgammonRecipe(Recipe):
+    """The training engine's configuration for backgammon (module docstring)."""
 
-    torch.set_num_threads(1)
-    args.run.mkdir(parents=True, exist_ok=True)
-    checkpoint = args.run / "checkpoint.pt"
-    arch_config = {"hidden": args.hidden}
-    opponents = [o.strip() for o in args.opponent.split(",") if o.strip()]
-    config = {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "batch", "seed", "workers",
-                                            "round_games", "eval_every", "eval_games", "opponent", "targets",
-                                            "label_share")}
-    rng = seed_everything(args.seed)
-    model = ContactRaceNet(**arch_config)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    progress = {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
-    if args.resume and checkpoint.exists():
-        payload = load_checkpoint(checkpoint, GAME, ARCH, arch_config)
-        model.load_state_dict(payload["state_dict"])
-        optimizer.load_state_dict(payload["optimizer"])
-        restore_rng_states(payload["rng"], rng)
-        progress = payload["progress"]
-        stored = payload["config"]
-        for key in ("lam", "seed", "workers", "round_games", "batch"):
-            if stored[key] != config[key]:
-                raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
-                                 f"not {config[key]}: resume with the same settings")
+    arch = ARCH
+    step_field = "games"
+    worker = staticmethod(_worker_round)
+    help = _HELP
+
+    def add_arguments(self, p: argparse.ArgumentParser, game: Any) -> None:
+        p.add_argument("--games", type=int, default=1_000_000,
+                       help="self-play games in total (rounded up to whole rounds: workers x round games)")
+        p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
+        p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
+        p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+        p.add_argument("--targets", choices=TARGETS, default="td",
+                       help="td: TD(lambda) returns; search: each position's 1-ply search by the current "
+                            "network (labels of far less variance, about 15x the CPU a labelled game)")
+        p.add_argument("--label-share", type=float, default=1.0,
+                       help="with --targets search: the share of positions labelled and learned from")
+        p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
+        p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
+        p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
+        p.add_argument("--eval-every", type=int, default=50_000, help="games between evaluations (0: none)")
+        p.add_argument("--eval-games", type=int, default=400, help="games against each opponent")
+        p.add_argument("--opponent", default=DEFAULT_OPPONENTS,
+                       help="comma-separated agent specs to evaluate against")
+        p.add_argument("--init-from", type=Path,
+                       help="a new run starts from this network (weights or checkpoint, as many or fewer "
+                            "hidden units): its units are copied, extra units start with zero outgoing "
+                            "weights, so the new network plays exactly as the old one at first")
+
+    def check_args(self, game: Any, args: argparse.Namespace) -> None:
+        for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games"):
+            if getattr(args, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
+        if args.eval_every < 0:
+            raise ValueError("--eval-every must be 0 (no evaluation) or more")
+        if not 0.0 < args.label_share <= 1.0:
+            raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
+        if args.targets != "search" and args.label_share != 1.0:
+            raise ValueError("--label-share applies to --targets search only")
+        if not 0.0 <= args.lam <= 1.0:
+            raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
+        if not 0.0 < args.lr < 1.0:
+            raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
+
+    def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
+        return {"hidden": args.hidden}
+
+    def new_model(self, game: Any, arch_config: dict[str, Any]):
+        return ContactRaceNet(**arch_config)
+
+    def config(self, args: argparse.Namespace) -> dict[str, Any]:
+        return {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "batch", "seed", "workers",
+                                              "round_games", "eval_every", "eval_games", "opponent", "targets",
+                                              "label_share")}
+
+    def new_progress(self) -> dict[str, Any]:
+        return {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
+
+    def resumed_config(self, run: Run, stored: dict[str, Any]) -> dict[str, Any]:
+        args, config = run.args, run.config
+        check_kept(run, stored, _FIXED)
         stored.setdefault("targets", "td")
         stored.setdefault("label_share", 1.0)
         new_targets = (args.targets, args.label_share) != (stored["targets"], stored["label_share"])
         if args.lr != stored["lr"] or new_targets:
             # a new step size or kind of target from here on, recorded in the config
-            for group in optimizer.param_groups:
-                group["lr"] = args.lr
+            run.set_lr(args.lr)
+            games = run.progress["games"]
             stored.setdefault("first_lr", stored["lr"])
-            stored["lr_changes"] = [*stored.get("lr_changes", []), [progress["games"], args.lr]]
+            stored["lr_changes"] = [*stored.get("lr_changes", []), [games, args.lr]]
             if new_targets:
                 stored.setdefault("first_targets", [stored["targets"], stored["label_share"]])
                 stored["targets_changes"] = [*stored.get("targets_changes", []),
-                                             [progress["games"], args.targets, args.label_share]]
-        config = {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent",
-                                                       "targets", "label_share")}}
-    elif checkpoint.exists():
-        raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
-    elif args.init_from is not None:
-        widen_into(model, load_value_net(args.init_from, GAME))
-        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-        config["init_from"] = str(args.init_from)
-    fields = FIELDS + [f"{_opponent_column(o)}{suffix}" for o in opponents for suffix in ("", "_low", "_high", "_games")]
-    log = MetricsLog(args.run / "metrics.csv", fields,
-                     resume_step=progress["games"] if args.resume else None, step_field="games")
-    per_round = args.workers * args.round_games
-    play_round = RoundRunner(_worker_round, args.backend, args.workers)
-    start = time.perf_counter() - progress["seconds"]
-    window = {"loss": 0.0, "rounds": 0, "positions": 0, "race": 0, "moves": 0, "games": 0, "gammons": 0,
-              "t0": time.perf_counter(), "g0": progress["games"]}
-    bar = tqdm(total=args.games, initial=progress["games"], disable=args.quiet, desc=f"backgammon {'search labels' if args.targets == 'search' else 'TD(lambda)'}")
-    try:
-        while progress["games"] < args.games:
-            weights = numpy_weights(model)
-            jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
-                     args.label_share) for w in range(args.workers)]
-            results = play_round(jobs)
-            data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
-            loss = _fit(model, optimizer, torch, data, args.batch, rng)
-            progress["round"] += 1
-            progress["games"] += per_round
-            progress["positions"] += len(data["x"])
-            window["loss"] += loss
-            window["rounds"] += 1
-            window["positions"] += len(data["x"])
-            window["race"] += int((data["classes"] == features.RACE).sum())
-            window["moves"] += int(data["lengths"].sum())
-            window["games"] += per_round
-            window["gammons"] += int((data["points"] >= 2).sum())
-            bar.update(per_round)
-            games = progress["games"]
-            evaluating = args.eval_every and games % args.eval_every < per_round
-            if games % args.checkpoint_every < per_round or evaluating or games >= args.games:
-                progress["seconds"] = time.perf_counter() - start
-                elapsed = time.perf_counter() - window["t0"]
-                row: dict[str, Any] = {
-                    "games": games, "round": progress["round"], "positions": progress["positions"],
-                    "loss": round(window["loss"] / max(window["rounds"], 1), 5),
-                    "race_share": round(window["race"] / max(window["positions"], 1), 4),
-                    "moves_per_game": round(window["moves"] / max(window["games"], 1), 2),
-                    "gammon_rate": round(window["gammons"] / max(window["games"], 1), 4),
-                    "seconds": round(progress["seconds"], 1),
-                    "games_per_second": round((games - window["g0"]) / max(elapsed, 1e-9), 1)}
-                window.update(loss=0.0, rounds=0, positions=0, race=0, moves=0, games=0, gammons=0,
-                              t0=time.perf_counter(), g0=games)
-                if evaluating:
-                    snap = args.run / "snapshots" / f"net_{games:08d}.pt"
-                    save_weights(model, snap, {"games": games, "seconds": row["seconds"]})
-                    for opponent in opponents:
-                        try:
-                            rate, n = evaluate(snap, opponent, args.eval_games, args.seed + games, args.workers)
-                        except (ImportError, ValueError) as err:  # e.g. no gnubg-nn in this install
-                            print(f"evaluation against {opponent} skipped: {err}")
-                            continue
-                        lo, hi = wilson(rate * n, n)
-                        column = _opponent_column(opponent)
-                        row.update({column: round(rate, 4), f"{column}_low": round(lo, 4),
-                                    f"{column}_high": round(hi, 4), f"{column}_games": n})
-                        bar.set_postfix({opponent: f"{rate:.3f}"})
-                    window["t0"] = time.perf_counter()
-                log.add(**row)
-                save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-    finally:
-        bar.close()
-        play_round.close()
-    series = {f"{_opponent_column(o)}": f"1-ply net vs {o}" for o in opponents}
-    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
-               "Backgammon contact/race networks: win rate at 1 ply",
-               interval=(f"{_opponent_column(opponents[0])}_low", f"{_opponent_column(opponents[0])}_high")
-               if opponents else None, ylabel="win rate")
-    card = {
-        "game": GAME, "arch": ARCH, "arch_config": arch_config,
-        "command": _command(config),
-        "self_play_games": progress["games"], "positions": progress["positions"],
-        "training_seconds": round(progress["seconds"], 1), "workers": config["workers"],
-        "final": log.rows()[-1] if log.rows() else {},
-    }
-    save_weights(model, args.out or args.run / "backgammon_net.pt", card)
-    return card
+                                             [games, args.targets, args.label_share]]
+        return {**stored, **{k: config[k] for k in ("games", "lr", "eval_every", "eval_games", "opponent",
+                                                     "targets", "label_share")}}
+
+    def start_fresh(self, run: Run) -> None:
+        if run.args.init_from is not None:
+            widen_into(run.model, load_value_net(run.args.init_from, GAME))
+            run.optimizer = self.new_optimizer(run.model, run.args)
+            run.config["init_from"] = str(run.args.init_from)
+
+    def total(self, args: argparse.Namespace) -> int:
+        return args.games
+
+    def fields(self, args: argparse.Namespace) -> list[str]:
+        return FIELDS + rate_fields(_opponents(args))
+
+    def bar_label(self, game: Any, args: argparse.Namespace) -> str:
+        return f"backgammon {'search labels' if args.targets == 'search' else 'TD(lambda)'}"
+
+    def open(self, run: Run) -> None:
+        run.state["window"] = self._new_window(run.progress["games"])
+
+    @staticmethod
+    def _new_window(games: int) -> dict[str, Any]:
+        """What the next metrics row averages over (the rounds since the last row)."""
+        return {"loss": 0.0, "rounds": 0, "positions": 0, "race": 0, "moves": 0, "games": 0, "gammons": 0,
+                "t0": time.perf_counter(), "g0": games}
+
+    def play_round(self, run: Run) -> dict[str, Any] | None:
+        args, progress, window = run.args, run.progress, run.state["window"]
+        per_round = args.workers * args.round_games
+        weights = numpy_weights(run.model)
+        jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
+                 args.label_share) for w in range(args.workers)]
+        results = run.rounds(jobs)
+        data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
+        loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng)
+        progress["round"] += 1
+        progress["games"] += per_round
+        progress["positions"] += len(data["x"])
+        window["loss"] += loss
+        window["rounds"] += 1
+        window["positions"] += len(data["x"])
+        window["race"] += int((data["classes"] == features.RACE).sum())
+        window["moves"] += int(data["lengths"].sum())
+        window["games"] += per_round
+        window["gammons"] += int((data["points"] >= 2).sum())
+        games = progress["games"]
+        if not (games % args.checkpoint_every < per_round or self._evaluating(args, games) or games >= args.games):
+            return None
+        progress["seconds"] = run.elapsed()
+        elapsed = time.perf_counter() - window["t0"]
+        row = {"games": games, "round": progress["round"], "positions": progress["positions"],
+               "loss": round(window["loss"] / max(window["rounds"], 1), 5),
+               "race_share": round(window["race"] / max(window["positions"], 1), 4),
+               "moves_per_game": round(window["moves"] / max(window["games"], 1), 2),
+               "gammon_rate": round(window["gammons"] / max(window["games"], 1), 4),
+               "seconds": round(progress["seconds"], 1),
+               "games_per_second": round((games - window["g0"]) / max(elapsed, 1e-9), 1)}
+        run.state["window"] = self._new_window(games)
+        return row
+
+    @staticmethod
+    def _evaluating(args: argparse.Namespace, games: int) -> bool:
+        return bool(args.eval_every) and games % args.eval_every < args.workers * args.round_games
+
+    def evaluation_due(self, run: Run, row: dict[str, Any]) -> bool:
+        return self._evaluating(run.args, row["games"])
+
+    def evaluate(self, run: Run, row: dict[str, Any]) -> dict[str, Any]:
+        args, games = run.args, row["games"]
+        snap = run.folder / "snapshots" / f"net_{games:08d}.pt"
+        save_weights(run.model, snap, {"games": games, "seconds": row["seconds"]})
+        columns: dict[str, Any] = {}
+        for opponent in _opponents(args):
+            try:
+                rate, n = evaluate(snap, opponent, args.eval_games, args.seed + games, args.workers)
+            except (ImportError, ValueError) as err:  # e.g. no gnubg-nn in this install
+                print(f"evaluation against {opponent} skipped: {err}")
+                continue
+            columns.update(rate_columns(opponent_column(opponent), rate, n))
+            run.bar.set_postfix({opponent: f"{rate:.3f}"})
+        run.state["window"]["t0"] = time.perf_counter()  # games per second leave the evaluation out
+        return columns
+
+    def plot(self, run: Run) -> None:
+        opponents = _opponents(run.args)
+        first = opponent_column(opponents[0]) if opponents else ""
+        plot_curve(run.folder / "metrics.csv", run.folder / "learning_curve.png", "games",
+                   {opponent_column(o): f"1-ply net vs {o}" for o in opponents},
+                   "Backgammon contact/race networks: win rate at 1 ply",
+                   interval=(f"{first}_low", f"{first}_high") if opponents else None, ylabel="win rate")
+
+    def card(self, run: Run) -> dict[str, Any]:
+        rows = run.log.rows()
+        return {"game": GAME, "arch": ARCH, "arch_config": run.arch_config,
+                "command": _command(run.config),
+                "self_play_games": run.progress["games"], "positions": run.progress["positions"],
+                "training_seconds": round(run.progress["seconds"], 1), "workers": run.config["workers"],
+                "final": rows[-1] if rows else {}}
+
+
+RECIPE = BackgammonRecipe()
 
 
 def _command(config: dict) -> str:
@@ -580,12 +579,3 @@ def _command(config: dict) -> str:
         command = f"{first} --init-from {config['init_from']}{sep}{rest}"
     return command
 
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    print(json.dumps(train(args), indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,5 +1,9 @@
 """``plies train dice_wars``: the Dice Wars network, trained in rounds on games of its own player.
 
+The training engine's recipe for Dice Wars (``RECIPE``, named by the game's declaration): the
+engine (``plies.training.engine``) runs the rounds, checkpoints, resume, metrics and card; this
+module says what a round plays, how it learns and how it is evaluated.
+
 Round 0: ``--round-games`` four-player games, every seat drawn from the training pool
 (``DEFAULT_POOL``: the course's five bots under their course names, ``win_prob`` and the
 report's expectiminimax player with the score). Round k >= 1: as many games where the network
@@ -33,21 +37,14 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from plies.agents.value_net import DiceWarsNet, require_torch
-from plies.training.common import (
-    MetricsLog,
-    load_checkpoint,
-    plot_curve,
-    restore_rng_states,
-    save_checkpoint,
-    save_weights,
-    seed_everything,
-    wilson,
-)
+from plies.agents.value_net import DiceWarsNet
+from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
 from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, add_seconds, ensure_games, positions
+from plies.training.engine import Recipe, Run
 
 GAME = "dice_wars"
 ARCH = "dice_wars_net"
@@ -67,14 +64,14 @@ EPOCH_FIELDS = ["round", "epoch", "step", "positions", "train_loss", "val_loss",
                 "seconds"]
 # options that must not change when a run is resumed (--rounds may grow; workers, backend,
 # progress bars and --out may change)
+_HELP = __doc__
 FIXED = ("round_games", "chunk", "keep", "window", "player_depth", "player_seats", "epochs", "batch",
          "lr", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="plies train dice_wars", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", type=Path, default=Path("runs/dice_wars"), help="run folder")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The recipe's options (the engine adds --run, --seed, --workers, --backend, --resume,
+    --out and --quiet)."""
     p.add_argument("--rounds", type=int, default=1,
                    help="rounds: 0 = games of the pool, k >= 1 = games of round k-1's network (default 1)")
     p.add_argument("--round-games", type=int, default=2000, help="games played in each round (default 2000)")
@@ -94,9 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layers", type=int, default=2,
                    help="message-passing rounds (0: pooled MLP over per-area features)")
     p.add_argument("--val", type=float, default=0.1, help="share of each round's games kept for validation")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="processes for games and evaluation")
-    p.add_argument("--backend", choices=("process", "ray"), default="process")
     p.add_argument("--eval-games", type=int, default=400,
                    help="evaluation games after each round, a multiple of 4 (0: no evaluation)")
     p.add_argument("--eval-agent", default="dw_expectiminimax:depth=3",
@@ -105,10 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="course: the five course bots; strong: and dw_expectiminimax (score), win_prob")
     p.add_argument("--eval-seed", type=int, default=2026,
                    help="seed of the evaluation tournaments (the same maps and dice every round)")
-    p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
-    p.add_argument("--out", type=Path, help="where the final weights go (default RUN/dice_wars_net.pt)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    return p
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -266,48 +256,63 @@ def _config(args: argparse.Namespace) -> dict:
     return {k: getattr(args, k) for k in ("rounds", *FIXED)}
 
 
-def _check_resume(saved: dict, args: argparse.Namespace, path: Path) -> None:
-    changed = [f"--{k.replace('_', '-')} {saved[k]} (now {getattr(args, k)})"
-               for k in FIXED if k in saved and saved[k] != getattr(args, k)]
-    if changed:
-        raise ValueError(f"{path} was written with other settings: {'; '.join(changed)}; resume with the "
-                         "same settings (only --rounds may grow), or start a new run folder")
-
-
 def command_line(config: dict) -> str:
     return "plies train dice_wars " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in config.items())
 
 
-def train(args: argparse.Namespace) -> dict:
-    check_args(args)
-    torch = require_torch()
-    from tqdm.auto import tqdm
+class DiceWarsRecipe(Recipe):
+    """The training engine's configuration for Dice Wars (module docstring)."""
 
-    torch.set_num_threads(1)
-    args.run.mkdir(parents=True, exist_ok=True)
-    checkpoint = args.run / "checkpoint.pt"
-    arch_config = {"hidden": args.hidden, "layers": args.layers}
-    rng = seed_everything(args.seed)  # before the network: its initial weights are seeded
-    model = DiceWarsNet(**arch_config)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    progress = {"round": 0, "epoch": 0, "step": 0, "fit_seconds": 0.0, "eval_seconds": 0.0}
-    if args.resume and checkpoint.exists():
-        payload = load_checkpoint(checkpoint, GAME, ARCH, arch_config)
-        _check_resume(payload["config"], args, checkpoint)
-        model.load_state_dict(payload["state_dict"])
-        optimizer.load_state_dict(payload["optimizer"])
-        restore_rng_states(payload["rng"], rng)
-        progress = payload["progress"]
-    elif checkpoint.exists():
-        raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
-    config = _config(args)
-    resuming = args.resume and checkpoint.exists()
-    rounds_log = MetricsLog(args.run / "metrics.csv", FIELDS, step_field="round",
-                            resume_step=progress["round"] - 1 if resuming else None)
-    epochs_log = MetricsLog(args.run / "epochs.csv", EPOCH_FIELDS,
-                            resume_step=progress["step"] if resuming else None)
-    pool = EVAL_POOLS[args.eval_pool]
-    while progress["round"] < args.rounds:
+    arch = ARCH
+    default_workers = 2
+    help = _HELP
+
+    def add_arguments(self, p: argparse.ArgumentParser, game: Any) -> None:
+        add_arguments(p)
+
+    def check_args(self, game: Any, args: argparse.Namespace) -> None:
+        check_args(args)
+
+    def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
+        return {"hidden": args.hidden, "layers": args.layers}
+
+    def new_model(self, game: Any, arch_config: dict[str, Any]):
+        return DiceWarsNet(**arch_config)
+
+    def config(self, args: argparse.Namespace) -> dict[str, Any]:
+        return _config(args)
+
+    def new_progress(self) -> dict[str, Any]:
+        return {"round": 0, "epoch": 0, "step": 0, "fit_seconds": 0.0, "eval_seconds": 0.0}
+
+    def resumed_config(self, run: Run, stored: dict[str, Any]) -> dict[str, Any]:
+        changed = [f"--{k.replace('_', '-')} {stored[k]} (now {getattr(run.args, k)})"
+                   for k in FIXED if k in stored and stored[k] != getattr(run.args, k)]
+        if changed:
+            raise ValueError(f"{run.checkpoint_path} was written with other settings: {'; '.join(changed)}; "
+                             "resume with the same settings (only --rounds may grow), or start a new run folder")
+        return run.config
+
+    def total(self, args: argparse.Namespace) -> int:
+        return args.rounds
+
+    def logged_step(self, progress: dict[str, Any]) -> int:
+        return int(progress["round"]) - 1  # rows are numbered by the round they end (from 0)
+
+    def fields(self, args: argparse.Namespace) -> list[str]:
+        return FIELDS
+
+    def bar_label(self, game: Any, args: argparse.Namespace) -> str:
+        return "dice_wars rounds"
+
+    def open(self, run: Run) -> None:
+        run.state["epochs_log"] = MetricsLog(run.folder / "epochs.csv", EPOCH_FIELDS,
+                                             resume_step=run.progress["step"] if run.resuming else None)
+
+    def play_round(self, run: Run) -> dict[str, Any]:
+        from tqdm.auto import tqdm
+
+        args, progress, model, torch = run.args, run.progress, run.model, run.torch
         k = progress["round"]
         data = window_data(args, k)
         train_rows, val_rows = np.flatnonzero(~data["val"]), np.flatnonzero(data["val"])
@@ -315,16 +320,16 @@ def train(args: argparse.Namespace) -> dict:
             raise ValueError(f"round {k}: the games hold no training positions; raise --keep or --round-games")
         for epoch in range(progress["epoch"], args.epochs):
             start = time.perf_counter()
-            order = rng.permutation(train_rows)
+            order = run.rng.permutation(train_rows)
             total = 0.0
             bar = tqdm(range(0, len(order), args.batch), disable=args.quiet,
                        desc=f"dice_wars round {k} epoch {epoch + 1}/{args.epochs}")
             for first in bar:
                 idx = order[first:first + args.batch]
                 loss, _ = batch_loss(model, data["states"][idx], data["winners"][idx], torch)
-                optimizer.zero_grad()
+                run.optimizer.zero_grad()
                 loss.backward()
-                optimizer.step()
+                run.optimizer.step()
                 total += loss.item() * len(idx)
                 progress["step"] += 1
                 bar.set_postfix(loss=f"{loss.item():.3f}")
@@ -333,79 +338,76 @@ def train(args: argparse.Namespace) -> dict:
             progress["fit_seconds"] += time.perf_counter() - start
             progress["train_loss"] = total / len(order)
             progress["val_loss"], progress["val_accuracy"] = val_loss, val_acc
-            epochs_log.add(round=k, epoch=epoch + 1, step=progress["step"], positions=len(train_rows),
-                           train_loss=progress["train_loss"], val_loss=val_loss, val_accuracy=val_acc,
-                           seconds=round(progress["fit_seconds"], 1))
-            save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-        # the round's network, then its evaluation (its games are stored as they end)
-        weights = args.run / f"round_{k}.pt"
-        save_weights(model, weights, {"game": GAME, "arch": ARCH, "arch_config": arch_config,
-                                      "round": k, "command": command_line(config)})
+            run.state["epochs_log"].add(round=k, epoch=epoch + 1, step=progress["step"], positions=len(train_rows),
+                                        train_loss=progress["train_loss"], val_loss=val_loss,
+                                        val_accuracy=val_acc, seconds=round(progress["fit_seconds"], 1))
+            run.save_checkpoint()  # a resume goes on from the next epoch
+        save_weights(model, args.run / f"round_{k}.pt", {"game": GAME, "arch": ARCH, "arch_config": run.arch_config,
+                                                         "round": k, "command": command_line(run.config)})
         row = {"round": k, "games": (k + 1) * args.round_games, "positions": len(train_rows),
                "val_positions": len(val_rows), "epochs": (k + 1) * args.epochs,
                "train_loss": progress.get("train_loss", ""), "val_loss": progress.get("val_loss", ""),
                "val_accuracy": progress.get("val_accuracy", ""),
                "selfplay_seconds": round(add_seconds(args.run / "games" / f"round_{k}", 0.0), 1),
                "fit_seconds": round(progress["fit_seconds"], 1)}
-        if args.eval_games:
-            start = time.perf_counter()
-            (args.run / "eval").mkdir(exist_ok=True)
-            wins, n = evaluate_games(weights, args.eval_agent, args.eval_games, args.eval_seed,
-                                     args.workers, args.backend, not args.quiet, pool,
-                                     results=args.run / "eval" / f"round_{k}.sqlite")
-            progress["eval_seconds"] += time.perf_counter() - start
-            lo, hi = wilson(wins, n)
-            row.update(eval_games=n, eval_wins=wins, eval_win_rate=wins / n, eval_low=lo, eval_high=hi,
-                       eval_seconds=round(progress["eval_seconds"], 1))
-        rounds_log.add(**row)
-        if not args.quiet:
-            print(json.dumps(row), flush=True)
+        # the round is done; its checkpoint is written after its evaluation, whose games are stored
+        # as they end (a resume in the middle plays only the missing ones)
         progress.update(round=k + 1, epoch=0)
-        save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-        if args.eval_games:
-            plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games",
-                       {"eval_win_rate": f"{args.eval_agent} + network vs {args.eval_pool} pool"},
+        if not args.quiet and not args.eval_games:
+            print(json.dumps(row), flush=True)
+        return row
+
+    def evaluation_due(self, run: Run, row: dict[str, Any]) -> bool:
+        return bool(run.args.eval_games)
+
+    def evaluate(self, run: Run, row: dict[str, Any]) -> dict[str, Any]:
+        args, k = run.args, row["round"]
+        start = time.perf_counter()
+        (args.run / "eval").mkdir(exist_ok=True)
+        wins, n = evaluate_games(args.run / f"round_{k}.pt", args.eval_agent, args.eval_games, args.eval_seed,
+                                 args.workers, args.backend, not args.quiet, EVAL_POOLS[args.eval_pool],
+                                 results=args.run / "eval" / f"round_{k}.sqlite")
+        run.progress["eval_seconds"] += time.perf_counter() - start
+        lo, hi = wilson(wins, n)
+        columns = {"eval_games": n, "eval_wins": wins, "eval_win_rate": wins / n, "eval_low": lo,
+                   "eval_high": hi, "eval_seconds": round(run.progress["eval_seconds"], 1)}
+        if not args.quiet:
+            print(json.dumps({**row, **columns}), flush=True)
+        return columns
+
+    def plot(self, run: Run) -> None:
+        if run.args.eval_games:
+            plot_curve(run.folder / "metrics.csv", run.folder / "learning_curve.png", "games",
+                       {"eval_win_rate": f"{run.args.eval_agent} + network vs {run.args.eval_pool} pool"},
                        "Dice Wars network player: win rate after each round",
                        interval=("eval_low", "eval_high"), ylabel="share of 4-player games won")
-    rows = rounds_log.rows()
-    selfplay = sum(add_seconds(args.run / "games" / f"round_{k}", 0.0) for k in range(args.rounds))
-    card = {
-        "game": GAME, "arch": ARCH, "arch_config": arch_config,
-        "command": command_line(config),
-        "rounds": args.rounds, "games": args.rounds * args.round_games,
-        "training_pool": DEFAULT_POOL,
-        "network_player": f"dw_expectiminimax:depth={args.player_depth} in {args.player_seats} seat(s) "
-                          "of every table from round 1",
-        "positions": int(rows[-1]["positions"]) if rows else 0,
-        "selfplay_seconds": round(selfplay, 1),
-        "fit_seconds": round(progress["fit_seconds"], 1),
-        "eval_seconds": round(progress["eval_seconds"], 1),
-        "cpu_hours": round((selfplay + progress["eval_seconds"]) * args.workers / 3600
-                           + progress["fit_seconds"] / 3600, 2),
-        "cpu_hours_note": "wall seconds of games and evaluation times --workers, plus fitting (one thread): "
-                          "an upper bound of the CPU time",
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()}, "
-                   f"Python {sys.version.split()[0]}, {args.workers} worker(s)",
-        "evaluation": f"{args.eval_games} games per round, course schedule, seed {args.eval_seed}, "
-                      f"{args.eval_agent} with the network vs the {args.eval_pool} pool "
-                      f"({', '.join(pool)})" if args.eval_games else "none",
-        "per_round": rows,
-    }
-    out = args.out or args.run / "dice_wars_net.pt"
-    save_weights(model, out, card)
-    return card
+
+    def card(self, run: Run) -> dict[str, Any]:
+        args, progress = run.args, run.progress
+        rows = run.log.rows()
+        selfplay = sum(add_seconds(args.run / "games" / f"round_{k}", 0.0) for k in range(args.rounds))
+        return {
+            "game": GAME, "arch": ARCH, "arch_config": run.arch_config,
+            "command": command_line(run.config),
+            "rounds": args.rounds, "games": args.rounds * args.round_games,
+            "training_pool": DEFAULT_POOL,
+            "network_player": f"dw_expectiminimax:depth={args.player_depth} in {args.player_seats} seat(s) "
+                              "of every table from round 1",
+            "positions": int(rows[-1]["positions"]) if rows else 0,
+            "selfplay_seconds": round(selfplay, 1),
+            "fit_seconds": round(progress["fit_seconds"], 1),
+            "eval_seconds": round(progress["eval_seconds"], 1),
+            "cpu_hours": round((selfplay + progress["eval_seconds"]) * args.workers / 3600
+                               + progress["fit_seconds"] / 3600, 2),
+            "cpu_hours_note": "wall seconds of games and evaluation times --workers, plus fitting (one thread): "
+                              "an upper bound of the CPU time",
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()}, "
+                       f"Python {sys.version.split()[0]}, {args.workers} worker(s)",
+            "evaluation": f"{args.eval_games} games per round, course schedule, seed {args.eval_seed}, "
+                          f"{args.eval_agent} with the network vs the {args.eval_pool} pool "
+                          f"({', '.join(EVAL_POOLS[args.eval_pool])})" if args.eval_games else "none",
+            "per_round": rows,
+        }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        card = train(args)
-    except ValueError as err:
-        parser.error(str(err))
-    print(json.dumps(card, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+RECIPE = DiceWarsRecipe()

@@ -1,10 +1,26 @@
-"""One self-play trainer for every game that declares a compiled network value:
-``plies train GAME`` (Tic-Tac-Toe, Connect Four, Othello, Nine Men's Morris, a user's game).
+"""The training engine: ``plies train GAME`` for every game, plies's six and a user's.
 
-What a game must declare (``plies.games.game.Game``): ``encode`` (a batch of state arrays as
-the network's inputs, from the view of the side to move) and ``net_value`` (the same inputs
-scored by the network inside compiled code, ``plies.games.value_kernels``); two players, zero
-sum, no chance. The trainer names no game.
+One loop trains every network. A **recipe** (``Recipe``) says what a round plays and learns
+and how the run is measured; the engine does the rest, the same for every game: the common
+options (``--run``, ``--seed``, ``--workers``, ``--backend``, ``--resume``, ``--out``,
+``--quiet``), the network and its Adam optimiser, checkpoints written atomically after every
+logged round and an exact ``--resume`` (network, optimiser, counters and every random
+generator), the metrics log ``RUN/metrics.csv`` (rows after the checkpoint dropped on resume),
+the progress bar, the round's jobs over worker processes or Ray (each job seeded by (seed,
+round, worker): the same run on either backend), evaluations, the learning curve
+``RUN/learning_curve.png`` and the final weights with their card. A game names its recipe in its
+declaration (``Game.trainer``); the engine names no game.
+
+Recipes: ``SelfPlayRecipe`` below (every game that declares ``encode`` and ``net_value``:
+Tic-Tac-Toe, Connect Four, Othello, Nine Men's Morris, a user's game), backgammon's
+(``plies.training.backgammon``: TD(lambda) or search labels for the contact/race networks,
+dice and gammons) and Dice Wars's (``plies.training.dice_wars``: four-player games of the course
+bots and of the network player, labelled by their winners).
+
+``SelfPlayRecipe``, for two-player zero-sum games without chance that declare ``encode`` (a
+batch of state arrays as the network's inputs, from the view of the side to move) and
+``net_value`` (the same inputs scored by the network inside compiled code,
+``plies.games.value_kernels``):
 
 - **Self-play in compiled code**: ``play_selfplay`` plays whole games in one call over the
   game's kernels. At every move it applies each legal action, scores the result with the
@@ -29,14 +45,16 @@ sum, no chance. The trainer names no game.
 - The final network goes to ``RUN/<game>_net.pt`` with its card (command, games, positions,
   seconds, machine, figures).
 """
-
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -189,44 +207,289 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     return selfplay(*job)
 
 
-# ----- training --------------------------------------------------------------------------------
-FIELDS = ["round", "games", "positions", "loss", "draw_rate", "moves_per_game", "seconds",
-          "positions_per_second"]
+# ----- the engine: one loop for every recipe -----------------------------------------------------
+class Recipe:
+    """A configuration of the training engine: what one round plays and learns, and how the run
+    is measured. The engine does the rest, the same for every game: the common options, the
+    network and optimiser, checkpoints and exact resume, the metrics log, progress bar, worker
+    processes (or Ray), evaluations, the learning curve, the weights and their card.
+
+    A game names its recipe in its declaration (``Game.trainer``, ``"module:NAME"``); a game that
+    names none gets ``SelfPlayRecipe``."""
+
+    arch = ""
+    step_field = "round"  # the counter that metrics rows, --eval-every and the bar count in
+    default_workers: int | None = None  # None: every core
+    worker: Callable[[tuple], Any] | None = None  # the module-level function a round's jobs run
+    help = ""  # the --help text
+
+    def add_arguments(self, parser: argparse.ArgumentParser, game: Game) -> None:
+        """The recipe's own options (the engine adds --run, --seed, --workers, --backend,
+        --resume, --out, --quiet)."""
+
+    def check_args(self, game: Game, args: argparse.Namespace) -> None:
+        """Raises ValueError for options that cannot work, before anything is played."""
+
+    def arch_config(self, game: Game, args: argparse.Namespace) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def new_model(self, game: Game, arch_config: dict[str, Any]):
+        raise NotImplementedError
+
+    def new_optimizer(self, model, args: argparse.Namespace):
+        return require_torch().optim.Adam(model.parameters(), lr=args.lr)
+
+    def config(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The run's settings, stored in every checkpoint."""
+        raise NotImplementedError
+
+    def new_progress(self) -> dict[str, Any]:
+        return {self.step_field: 0}
+
+    def resumed_config(self, run: Run, stored: dict[str, Any]) -> dict[str, Any]:
+        """The settings a resumed run goes on with (ValueError where the command line changes
+        one that must stay)."""
+        raise NotImplementedError
+
+    def start_fresh(self, run: Run) -> None:
+        """A new run's first step (after the network and optimiser are made)."""
+
+    def total(self, args: argparse.Namespace) -> int:
+        """Where ``progress[step_field]`` ends."""
+        raise NotImplementedError
+
+    def logged_step(self, progress: dict[str, Any]) -> int:
+        """The metrics rows kept on resume are those up to this step."""
+        return int(progress[self.step_field])
+
+    def fields(self, args: argparse.Namespace) -> list[str]:
+        raise NotImplementedError
+
+    def bar_label(self, game: Game, args: argparse.Namespace) -> str:
+        return f"{game.id} training"
+
+    def open(self, run: Run) -> None:
+        """Run-long state (replay buffers, extra logs), after the checkpoint is loaded."""
+
+    def play_round(self, run: Run) -> dict[str, Any] | None:
+        """Plays and learns one round and advances ``run.progress``; returns a metrics row when
+        one is due (it is logged and a checkpoint written), else None."""
+        raise NotImplementedError
+
+    def evaluation_due(self, run: Run, row: dict[str, Any]) -> bool:
+        return False
+
+    def evaluate(self, run: Run, row: dict[str, Any]) -> dict[str, Any]:
+        """The evaluation's columns of ``row`` (the row's snapshot against the opponents)."""
+        return {}
+
+    def plot(self, run: Run) -> None:
+        """Draws ``RUN/learning_curve.png`` from the metrics."""
+
+    def weights_name(self, game: Game) -> str:
+        return f"{game.id}_net.pt"
+
+    def card(self, run: Run) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def summary(self, card: dict[str, Any], out: Path) -> str:
+        """What ``plies train`` prints at the end."""
+        return json.dumps(card, indent=2)
 
 
-def build_parser(game: str = "GAME") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"plies train {game}", description=__doc__,
+class Run:
+    """One training run as the engine and its recipe see it: the run folder, the options, the
+    network, optimiser, random generator, counters, metrics log and worker pool."""
+
+    def __init__(self, game: Game, recipe: Recipe, args: argparse.Namespace) -> None:
+        self.game, self.recipe, self.args = game, recipe, args
+        self.torch = require_torch()
+        self.folder: Path = args.run
+        self.checkpoint_path = self.folder / "checkpoint.pt"
+        self.arch_config = recipe.arch_config(game, args)
+        self.config = recipe.config(args)
+        self.rng = seed_everything(args.seed)  # before the network: its first weights are seeded
+        self.model = recipe.new_model(game, self.arch_config)
+        self.optimizer = recipe.new_optimizer(self.model, args)
+        self.progress: dict[str, Any] = recipe.new_progress()
+        self.resuming = bool(args.resume and self.checkpoint_path.exists())
+        self.log: MetricsLog | None = None
+        self.rounds: RoundRunner | None = None
+        self.bar: Any = None
+        self.state: dict[str, Any] = {}  # the recipe's own run-long state
+        self.began = time.perf_counter()
+
+    def load(self) -> None:
+        payload = load_checkpoint(self.checkpoint_path, self.game.id, self.recipe.arch, self.arch_config)
+        self.model.load_state_dict(payload["state_dict"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        restore_rng_states(payload["rng"], self.rng)
+        self.progress = payload["progress"]
+        self.config = self.recipe.resumed_config(self, payload["config"])
+
+    def set_lr(self, lr: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+    def save_checkpoint(self) -> None:
+        save_checkpoint(self.checkpoint_path, self.model, self.optimizer, self.config, self.progress, self.rng)
+
+    def elapsed(self) -> float:
+        """Seconds of training so far, this run's and earlier sessions' (``progress["seconds"]``)."""
+        return time.perf_counter() - self.began
+
+    def machine(self) -> str:
+        return (f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()}, "
+                f"Python {platform.python_version()}, {self.config.get('workers', self.args.workers)} worker(s)")
+
+
+def score_against(game: str, spec: str, opponents: list[str], games: int, seed: int, workers: int,
+                  win: Callable[[float], bool] | None = None, **tournament: Any) -> tuple[float, int]:
+    """``spec``'s score in a tournament against ``opponents`` (seats swapped or rotated): wins
+    plus half the draws per game, or with ``win``, the share of games whose return passes it."""
+    from plies.evaluation import run_tournament
+
+    result = run_tournament(game, [spec, *opponents], games, seed=seed, workers=workers,
+                            progress=tournament.pop("progress", False), **tournament)
+    points = 0.0
+    for record in result.records:
+        mine = record.returns[record.seats.index(spec)]
+        if win is not None:
+            points += 1.0 if win(mine) else 0.0
+        else:
+            points += 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0
+    return points / max(len(result.records), 1), len(result.records)
+
+
+def rate_columns(column: str, rate: float, n: int) -> dict[str, Any]:
+    """A rate's four metrics columns: the rate, its 95% interval and its games."""
+    lo, hi = wilson(rate * n, n)
+    return {column: round(rate, 4), f"{column}_low": round(lo, 4), f"{column}_high": round(hi, 4),
+            f"{column}_games": n}
+
+
+def rate_fields(opponents: list[str]) -> list[str]:
+    """The metrics columns of ``rate_columns`` for each opponent."""
+    return [f"{opponent_column(o)}{suffix}" for o in opponents for suffix in ("", "_low", "_high", "_games")]
+
+
+def check_kept(run: Run, stored: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Raises ValueError where the command line changes a setting a resume must keep."""
+    for key in keys:
+        if stored[key] != run.config[key]:
+            raise ValueError(f"{run.checkpoint_path} was made with --{key.replace('_', '-')} {stored[key]}, "
+                             f"not {run.config[key]}: resume with the same settings")
+
+
+def opponent_column(spec: str) -> str:
+    return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
+
+
+def recipe_of(game: Game) -> Recipe:
+    """The recipe ``game`` declares (``Game.trainer``), else the engine's own."""
+    if not game.trainer:
+        return SelfPlayRecipe()
+    module, _, name = game.trainer.partition(":")
+    recipe = getattr(importlib.import_module(module), name)
+    recipe = recipe() if isinstance(recipe, type) else recipe
+    if not isinstance(recipe, Recipe):
+        raise ValueError(f"{game.id}: trainer {game.trainer!r} is not a training Recipe")
+    return recipe
+
+
+def build_parser(game_id: str = "GAME", recipe: Recipe | None = None) -> argparse.ArgumentParser:
+    game = get_game(game_id) if game_id != "GAME" else None
+    recipe = recipe or (recipe_of(game) if game is not None else SelfPlayRecipe())
+    p = argparse.ArgumentParser(prog=f"plies train {game_id}", description=recipe.help or __doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", type=Path, default=Path(f"runs/{game}"), help="run folder")
-    p.add_argument("--rounds", type=int, default=100, help="rounds of self-play and fitting")
-    p.add_argument("--round-games", type=int, default=500, help="games each worker plays per round")
-    p.add_argument("--hidden", default="128", help="hidden layer sizes, comma-separated (e.g. 128,64)")
-    p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
-    p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
-    p.add_argument("--epsilon", type=float, default=0.05, help="share of random moves in self-play")
-    p.add_argument("--random-plies", type=int, default=2, help="random moves at the start of each game")
-    p.add_argument("--epochs", type=int, default=2, help="passes over the positions at each round")
-    p.add_argument("--window", type=int, default=1,
-                   help="fit on the positions of the last N rounds (kept in RUN/replay.npz)")
-    p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
+    p.add_argument("--run", type=Path, default=Path(f"runs/{game_id}"), help="run folder")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="self-play processes")
+    p.add_argument("--workers", type=int, default=recipe.default_workers or os.cpu_count() or 1,
+                   help="worker processes")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="where the workers run: processes of this machine, or Ray (a cluster named "
                    "by RAY_ADDRESS, else a local Ray); the same run either way")
-    p.add_argument("--eval-every", type=int, default=10, help="rounds between evaluations (0: none)")
-    p.add_argument("--eval-games", type=int, default=200, help="games against each opponent")
-    p.add_argument("--eval-depth", type=int, default=2, help="alpha-beta depth of the network player")
-    p.add_argument("--eval-opening", type=int, default=4,
-                   help="random opening plies of each evaluation pair (deterministic searches "
-                   "otherwise replay the same few games)")
-    p.add_argument("--opponent", default="", help="comma-separated agent specs to evaluate against "
-                   "(default: alphabeta at the same depth with the game's heuristic)")
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in the run folder")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--out", type=Path, help="where the final weights go (default RUN/<game>_net.pt)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    recipe.add_arguments(p, game)
     return p
 
 
+def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Runs (or resumes) a training run of ``game_id``'s recipe; returns the final card."""
+    game = get_game(game_id)
+    recipe = recipe_of(game)
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    recipe.check_args(game, args)
+    torch = require_torch()
+    from tqdm.auto import tqdm
+
+    torch.set_num_threads(1)
+    args.run.mkdir(parents=True, exist_ok=True)
+    run = Run(game, recipe, args)
+    if run.resuming:
+        run.load()
+    elif run.checkpoint_path.exists():
+        raise ValueError(f"{run.checkpoint_path} exists: pass --resume to continue it, or use another --run")
+    else:
+        recipe.start_fresh(run)
+    run.began -= float(run.progress.get("seconds", 0.0))
+    run.log = MetricsLog(args.run / "metrics.csv", recipe.fields(args), step_field=recipe.step_field,
+                         resume_step=recipe.logged_step(run.progress) if run.resuming else None)
+    if recipe.worker is not None:
+        run.rounds = RoundRunner(recipe.worker, args.backend, args.workers)
+    recipe.open(run)
+    total = recipe.total(args)
+    bar = run.bar = tqdm(total=total, initial=min(run.progress[recipe.step_field], total),
+                         disable=args.quiet, desc=recipe.bar_label(game, args))
+    try:
+        while run.progress[recipe.step_field] < total:
+            before = run.progress[recipe.step_field]
+            row = recipe.play_round(run)
+            bar.update(run.progress[recipe.step_field] - before)
+            if row is None:
+                continue
+            evaluated = recipe.evaluation_due(run, row)
+            if evaluated:
+                row.update(recipe.evaluate(run, row))
+            run.log.add(**row)
+            run.save_checkpoint()
+            if evaluated:
+                recipe.plot(run)
+    finally:
+        bar.close()
+        if run.rounds is not None:
+            run.rounds.close()
+    recipe.plot(run)
+    card = recipe.card(run)
+    save_weights(run.model, args.out or args.run / recipe.weights_name(game), card)
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-"):
+        print("usage: plies train GAME [options]", file=sys.stderr)
+        return 2
+    game_id, rest = argv[0], argv[1:]
+    try:
+        recipe = recipe_of(get_game(game_id))
+    except (KeyError, ValueError, ImportError, AttributeError) as err:
+        print(f"plies train {game_id}: {err}", file=sys.stderr)
+        return 2
+    args = build_parser(game_id, recipe).parse_args(rest)
+    try:
+        card = train(game_id, args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"plies train {game_id}: {err}", file=sys.stderr)
+        return 2
+    print(recipe.summary(card, args.out or args.run / recipe.weights_name(get_game(game_id))))
+    return 0
+
+
+# ----- the engine's own recipe: helpers --------------------------------------------------------
 def _hidden(text: str) -> list[int]:
     try:
         sizes = [int(part) for part in text.split(",") if part.strip()]
@@ -235,21 +498,6 @@ def _hidden(text: str) -> list[int]:
     if not sizes or len(sizes) > 8 or not all(1 <= s <= 4096 for s in sizes):
         raise ValueError(f"--hidden takes 1 to 8 layer sizes from 1 to 4096, not {text!r}")
     return sizes
-
-
-def _check_args(args: argparse.Namespace) -> None:
-    for name in ("rounds", "round_games", "epochs", "window", "batch", "workers", "eval_games", "eval_depth"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
-    if args.eval_every < 0 or args.random_plies < 0 or args.eval_opening < 0:
-        raise ValueError("--eval-every, --eval-opening and --random-plies must be 0 or more")
-    if args.eval_depth > 64:
-        raise ValueError(f"--eval-depth must be at most 64, not {args.eval_depth}")
-    for name in ("lam", "epsilon"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            raise ValueError(f"--{name} must lie in [0, 1], not {getattr(args, name)}")
-    if not 0.0 < args.lr < 1.0:
-        raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
 
 
 def opponents_of(args: argparse.Namespace) -> list[str]:
@@ -261,16 +509,8 @@ def evaluate(game: str, weights: Path, depth: int, opponent: str, games: int, se
              workers: int, opening: int = 0) -> tuple[float, int]:
     """The score (wins plus half the draws, per game) of ``alphabeta:depth=D,eval=weights``
     against ``opponent``, seats swapped in pairs, each pair from its own random opening."""
-    from plies.evaluation import run_tournament
-
-    spec = f"alphabeta:depth={depth},eval={weights}"
-    result = run_tournament(game, [spec, opponent], games, seed=seed, workers=workers, progress=False,
-                            opening_plies=opening)
-    points = 0.0
-    for record in result.records:
-        mine = record.returns[record.seats.index(spec)]
-        points += 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0
-    return points / len(result.records), len(result.records)
+    return score_against(game, f"alphabeta:depth={depth},eval={weights}", [opponent], games, seed, workers,
+                         opening_plies=opening)
 
 
 class Replay:
@@ -310,10 +550,6 @@ class Replay:
         self.rounds = rounds
 
 
-def _column(spec: str) -> str:
-    return "vs_" + "".join(c if c.isalnum() else "_" for c in spec).strip("_")
-
-
 def _fit(model, optimizer, torch, x: np.ndarray, targets: np.ndarray, epochs: int, batch: int,
          rng: np.random.Generator) -> float:
     xs, ts = torch.from_numpy(x), torch.from_numpy(targets.astype(np.float32))
@@ -337,138 +573,158 @@ def command_line(game: str, config: dict[str, Any]) -> str:
         "batch", "seed", "workers", "eval_every", "eval_games", "eval_depth", "eval_opening"))
     return f"plies train {game} {flags}"
 
+# ----- the engine's own recipe: compiled self-play of games that declare net_value --------------
+FIELDS = ["round", "games", "positions", "loss", "draw_rate", "moves_per_game", "seconds",
+          "positions_per_second"]
+_FIXED = ("lam", "epsilon", "random_plies", "epochs", "window", "batch", "seed", "workers", "round_games")
+_CHANGEABLE = ("rounds", "lr", "eval_every", "eval_games", "eval_depth", "eval_opening", "opponent")
 
-def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Runs (or resumes) a training run; returns the final card."""
-    _check_args(args)
-    game = get_game(game_id)
-    check_trainable(game)
-    torch = require_torch()
-    from tqdm.auto import tqdm
 
-    torch.set_num_threads(1)
-    hidden = _hidden(args.hidden)
-    start_state = new_state(game_id, seed=0)
-    inputs = int(game.encode(start_state.array[None]).shape[1])
-    arch_config = {"game": game_id, "inputs": inputs, "hidden": hidden}
-    opponents = opponents_of(args)
-    config = {k: getattr(args, k) for k in ("rounds", "round_games", "lr", "lam", "epsilon", "random_plies",
-                                            "epochs", "window", "batch", "seed", "workers", "eval_every",
-                                            "eval_games", "eval_depth", "eval_opening", "opponent")}
-    config["hidden"] = ",".join(map(str, hidden))
-    args.run.mkdir(parents=True, exist_ok=True)
-    checkpoint = args.run / "checkpoint.pt"
-    rng = seed_everything(args.seed)
-    model = MLPValueNet(**arch_config)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    progress: dict[str, Any] = {"round": 0, "games": 0, "positions": 0, "seconds": 0.0, "figures": {}}
-    if args.resume and checkpoint.exists():
-        payload = load_checkpoint(checkpoint, game_id, ARCH, arch_config)
-        model.load_state_dict(payload["state_dict"])
-        optimizer.load_state_dict(payload["optimizer"])
-        restore_rng_states(payload["rng"], rng)
-        progress = payload["progress"]
-        stored = payload["config"]
-        for key in ("lam", "epsilon", "random_plies", "epochs", "window", "batch", "seed", "workers",
-                    "round_games"):
-            if stored[key] != config[key]:
-                raise ValueError(f"{checkpoint} was made with --{key.replace('_', '-')} {stored[key]}, "
-                                 f"not {config[key]}: resume with the same settings")
-        if args.lr != stored["lr"]:
-            for group in optimizer.param_groups:
-                group["lr"] = args.lr
-        config = {**stored, **{k: config[k] for k in ("rounds", "lr", "eval_every", "eval_games",
-                                                       "eval_depth", "eval_opening", "opponent")}}
-    elif checkpoint.exists():
-        raise ValueError(f"{checkpoint} exists: pass --resume to continue it, or use another --run")
-    fields = FIELDS + [f"{_column(o)}{s}" for o in opponents for s in ("", "_low", "_high", "_games")]
-    log = MetricsLog(args.run / "metrics.csv", fields,
-                     resume_step=progress["round"] if args.resume else None, step_field="round")
-    play_round = RoundRunner(_worker_round, args.backend, args.workers)
-    replay = Replay(args.run / "replay.npz", args.window)
-    if args.resume and progress["round"]:
-        replay.load(progress["round"])
-    began = time.perf_counter() - progress["seconds"]
-    bar = tqdm(total=args.rounds, initial=progress["round"], disable=args.quiet, desc=f"{game_id} self-play")
-    try:
-        while progress["round"] < args.rounds:
-            t0 = time.perf_counter()
-            params = model.flat_params()
-            jobs = [(game, {}, params, args.round_games, args.epsilon, args.random_plies,
-                     (args.seed, progress["round"], w)) for w in range(args.workers)]
-            parts = play_round(jobs)
-            targets = np.concatenate([lambda_targets(p["values"], p["movers"], p["game_of"], p["results"],
-                                                     args.lam) for p in parts])
-            positions = np.concatenate([p["positions"] for p in parts])
-            keep = ~np.isnan(targets)
-            replay.add(game.encode(np.ascontiguousarray(positions[keep])), targets[keep].astype(np.float32))
-            x, y = replay.data()
-            loss = _fit(model, optimizer, torch, x, y, args.epochs, args.batch, rng)
-            results = np.concatenate([p["results"] for p in parts])
-            played = int((~np.isnan(results)).sum())
-            progress["round"] += 1
-            progress["games"] += played
-            progress["positions"] += int(keep.sum())
-            progress["seconds"] = time.perf_counter() - began
-            row: dict[str, Any] = {
-                "round": progress["round"], "games": progress["games"], "positions": progress["positions"],
+class SelfPlayRecipe(Recipe):
+    """Self-play in compiled code, TD(lambda) targets, an MLP fitted by Adam (module docstring)."""
+
+    arch = ARCH
+    worker = staticmethod(_worker_round)
+
+    def add_arguments(self, p: argparse.ArgumentParser, game: Game | None) -> None:
+        p.add_argument("--rounds", type=int, default=100, help="rounds of self-play and fitting")
+        p.add_argument("--round-games", type=int, default=500, help="games each worker plays per round")
+        p.add_argument("--hidden", default="128", help="hidden layer sizes, comma-separated (e.g. 128,64)")
+        p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
+        p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+        p.add_argument("--epsilon", type=float, default=0.05, help="share of random moves in self-play")
+        p.add_argument("--random-plies", type=int, default=2, help="random moves at the start of each game")
+        p.add_argument("--epochs", type=int, default=2, help="passes over the positions at each round")
+        p.add_argument("--window", type=int, default=1,
+                       help="fit on the positions of the last N rounds (kept in RUN/replay.npz)")
+        p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
+        p.add_argument("--eval-every", type=int, default=10, help="rounds between evaluations (0: none)")
+        p.add_argument("--eval-games", type=int, default=200, help="games against each opponent")
+        p.add_argument("--eval-depth", type=int, default=2, help="alpha-beta depth of the network player")
+        p.add_argument("--eval-opening", type=int, default=4,
+                       help="random opening plies of each evaluation pair (deterministic searches "
+                       "otherwise replay the same few games)")
+        p.add_argument("--opponent", default="", help="comma-separated agent specs to evaluate against "
+                       "(default: alphabeta at the same depth with the game's heuristic)")
+
+    def check_args(self, game: Game, args: argparse.Namespace) -> None:
+        for name in ("rounds", "round_games", "epochs", "window", "batch", "eval_games", "eval_depth"):
+            if getattr(args, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
+        if args.eval_every < 0 or args.random_plies < 0 or args.eval_opening < 0:
+            raise ValueError("--eval-every, --eval-opening and --random-plies must be 0 or more")
+        if args.eval_depth > 64:
+            raise ValueError(f"--eval-depth must be at most 64, not {args.eval_depth}")
+        for name in ("lam", "epsilon"):
+            if not 0.0 <= getattr(args, name) <= 1.0:
+                raise ValueError(f"--{name} must lie in [0, 1], not {getattr(args, name)}")
+        if not 0.0 < args.lr < 1.0:
+            raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
+        _hidden(args.hidden)
+        check_trainable(game)
+
+    def arch_config(self, game: Game, args: argparse.Namespace) -> dict[str, Any]:
+        start_state = new_state(game.id, seed=0)
+        inputs = int(game.encode(start_state.array[None]).shape[1])
+        return {"game": game.id, "inputs": inputs, "hidden": _hidden(args.hidden)}
+
+    def new_model(self, game: Game, arch_config: dict[str, Any]):
+        return MLPValueNet(**arch_config)
+
+    def config(self, args: argparse.Namespace) -> dict[str, Any]:
+        config = {k: getattr(args, k) for k in (*_FIXED, *_CHANGEABLE)}
+        config["hidden"] = ",".join(map(str, _hidden(args.hidden)))
+        return config
+
+    def new_progress(self) -> dict[str, Any]:
+        return {"round": 0, "games": 0, "positions": 0, "seconds": 0.0, "figures": {}}
+
+    def resumed_config(self, run: Run, stored: dict[str, Any]) -> dict[str, Any]:
+        check_kept(run, stored, _FIXED)
+        if run.args.lr != stored["lr"]:
+            run.set_lr(run.args.lr)
+        return {**stored, **{k: run.config[k] for k in _CHANGEABLE}}
+
+    def total(self, args: argparse.Namespace) -> int:
+        return args.rounds
+
+    def fields(self, args: argparse.Namespace) -> list[str]:
+        return FIELDS + rate_fields(opponents_of(args))
+
+    def bar_label(self, game: Game, args: argparse.Namespace) -> str:
+        return f"{game.id} self-play"
+
+    def open(self, run: Run) -> None:
+        run.state["replay"] = Replay(run.folder / "replay.npz", run.args.window)
+        if run.resuming and run.progress["round"]:
+            run.state["replay"].load(run.progress["round"])
+
+    def play_round(self, run: Run) -> dict[str, Any]:
+        args, progress = run.args, run.progress
+        t0 = time.perf_counter()
+        params = run.model.flat_params()
+        jobs = [(run.game, {}, params, args.round_games, args.epsilon, args.random_plies,
+                 (args.seed, progress["round"], w)) for w in range(args.workers)]
+        parts = run.rounds(jobs)
+        targets = np.concatenate([lambda_targets(p["values"], p["movers"], p["game_of"], p["results"],
+                                                 args.lam) for p in parts])
+        positions = np.concatenate([p["positions"] for p in parts])
+        keep = ~np.isnan(targets)
+        run.state["replay"].add(run.game.encode(np.ascontiguousarray(positions[keep])), targets[keep].astype(np.float32))
+        x, y = run.state["replay"].data()
+        loss = _fit(run.model, run.optimizer, run.torch, x, y, args.epochs, args.batch, run.rng)
+        results = np.concatenate([p["results"] for p in parts])
+        played = int((~np.isnan(results)).sum())
+        progress["round"] += 1
+        progress["games"] += played
+        progress["positions"] += int(keep.sum())
+        progress["seconds"] = run.elapsed()
+        run.state["replay"].save(progress["round"])  # before the checkpoint: a resume finds the round's replay
+        return {"round": progress["round"], "games": progress["games"], "positions": progress["positions"],
                 "loss": round(loss, 5), "draw_rate": round(float(np.mean(results[~np.isnan(results)] == 0)), 4),
                 "moves_per_game": round(int(keep.sum()) / max(played, 1), 2),
                 "seconds": round(progress["seconds"], 1),
                 "positions_per_second": round(len(positions) / max(time.perf_counter() - t0, 1e-9), 1)}
-            if args.eval_every and (progress["round"] % args.eval_every == 0 or progress["round"] == args.rounds):
-                snap = args.run / "snapshots" / f"net_{progress['round']:05d}.pt"
-                save_weights(model, snap, {"round": progress["round"], "games": progress["games"]})
-                for opponent in opponents:
-                    rate, n = evaluate(game_id, snap, args.eval_depth, opponent, args.eval_games,
-                                       args.seed + progress["round"], args.workers, args.eval_opening)
-                    lo, hi = wilson(rate * n, n)
-                    column = _column(opponent)
-                    row.update({column: round(rate, 4), f"{column}_low": round(lo, 4),
-                                f"{column}_high": round(hi, 4), f"{column}_games": n})
-                    progress["figures"][f"depth {args.eval_depth} vs {opponent}, {n} games, round "
-                                        f"{progress['round']}"] = f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-                    bar.set_postfix({opponent: f"{rate:.3f}"})
-            log.add(**row)
-            replay.save(progress["round"])  # before the checkpoint: a resume finds the round's replay
-            save_checkpoint(checkpoint, model, optimizer, config, progress, rng)
-            bar.update(1)
-    finally:
-        bar.close()
-        play_round.close()
-    series = {_column(o): f"alphabeta:depth={args.eval_depth},eval=net vs {o}" for o in opponents}
-    plot_curve(args.run / "metrics.csv", args.run / "learning_curve.png", "games", series,
-               f"{game.title}: the network's score", interval=(f"{_column(opponents[0])}_low",
-                                                               f"{_column(opponents[0])}_high"),
-               ylabel="score (wins + draws / 2)")
-    card = {"game": game_id, "arch": ARCH, "arch_config": arch_config,
-            "command": command_line(game_id, config), "rounds": progress["round"],
-            "self_play_games": progress["games"], "positions": progress["positions"],
-            "training_seconds": round(progress["seconds"], 1), "workers": config["workers"],
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-            "figures": dict(progress["figures"])}
-    save_weights(model, args.run / f"{game_id}_net.pt", card)
-    return card
 
+    def evaluation_due(self, run: Run, row: dict[str, Any]) -> bool:
+        every, done = run.args.eval_every, run.progress["round"]
+        return bool(every) and (done % every == 0 or done == run.args.rounds)
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("-"):
-        print("usage: plies train GAME [options]; GAME is a game that declares net_value", file=sys.stderr)
-        return 2
-    game_id, rest = argv[0], argv[1:]
-    args = build_parser(game_id).parse_args(rest)
-    try:
-        card = train(game_id, args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"plies train {game_id}: {err}", file=sys.stderr)
-        return 2
-    print(f"{card['self_play_games']} games, {card['positions']} positions, {card['training_seconds']} s; "
-          f"weights in {args.run / f'{game_id}_net.pt'}")
-    for key, value in card["figures"].items():
-        print(f"  {key}: {value}")
-    return 0
+    def evaluate(self, run: Run, row: dict[str, Any]) -> dict[str, Any]:
+        args, progress = run.args, run.progress
+        snap = run.folder / "snapshots" / f"net_{progress['round']:05d}.pt"
+        save_weights(run.model, snap, {"round": progress["round"], "games": progress["games"]})
+        columns: dict[str, Any] = {}
+        for opponent in opponents_of(args):
+            rate, n = evaluate(run.game.id, snap, args.eval_depth, opponent, args.eval_games,
+                               args.seed + progress["round"], args.workers, args.eval_opening)
+            column = opponent_column(opponent)
+            columns.update(rate_columns(column, rate, n))
+            progress["figures"][f"depth {args.eval_depth} vs {opponent}, {n} games, round "
+                                f"{progress['round']}"] = (f"{100 * rate:.1f}% [{100 * columns[column + '_low']:.1f}, "
+                                                           f"{100 * columns[column + '_high']:.1f}]")
+            run.bar.set_postfix({opponent: f"{rate:.3f}"})
+        return columns
 
+    def plot(self, run: Run) -> None:
+        opponents = opponents_of(run.args)
+        column = opponent_column(opponents[0])
+        plot_curve(run.folder / "metrics.csv", run.folder / "learning_curve.png", "games",
+                   {opponent_column(o): f"alphabeta:depth={run.args.eval_depth},eval=net vs {o}" for o in opponents},
+                   f"{run.game.title}: the network's score", interval=(f"{column}_low", f"{column}_high"),
+                   ylabel="score (wins + draws / 2)")
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+    def card(self, run: Run) -> dict[str, Any]:
+        progress, config = run.progress, run.config
+        return {"game": run.game.id, "arch": ARCH, "arch_config": run.arch_config,
+                "command": command_line(run.game.id, config), "rounds": progress["round"],
+                "self_play_games": progress["games"], "positions": progress["positions"],
+                "training_seconds": round(progress["seconds"], 1), "workers": config["workers"],
+                "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+                "figures": dict(progress["figures"])}
+
+    def summary(self, card: dict[str, Any], out: Path) -> str:
+        lines = [f"{card['self_play_games']} games, {card['positions']} positions, "
+                 f"{card['training_seconds']} s; weights in {out}"]
+        lines += [f"  {key}: {value}" for key, value in card["figures"].items()]
+        return "\n".join(lines)

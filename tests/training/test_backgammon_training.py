@@ -10,10 +10,11 @@ from plies.games.backgammon import features, rules  # noqa: E402
 from plies.games.backgammon.state import BackgammonState  # noqa: E402
 from plies.games.kernels import CHANCE, TERMINAL  # noqa: E402
 from plies.training import backgammon as T  # noqa: E402
+from plies.training import engine  # noqa: E402
 
 
 def _args(run, games, *extra):
-    return T.build_parser().parse_args(
+    return engine.build_parser("backgammon").parse_args(
         ["--run", str(run), "--games", str(games), "--hidden", "8", "--workers", "1", "--round-games", "4",
          "--checkpoint-every", "4", "--eval-every", "0", "--quiet", *extra])
 
@@ -91,9 +92,9 @@ def _weights(path):
 
 def test_resume_is_exact(tmp_path):
     straight, split = tmp_path / "straight", tmp_path / "split"
-    T.train(_args(straight, 12))
-    T.train(_args(split, 8))
-    T.train(_args(split, 12, "--resume"))
+    engine.train("backgammon", _args(straight, 12))
+    engine.train("backgammon", _args(split, 8))
+    engine.train("backgammon", _args(split, 12, "--resume"))
     a, b = _weights(straight / "backgammon_net.pt"), _weights(split / "backgammon_net.pt")
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
@@ -102,31 +103,31 @@ def test_resume_is_exact(tmp_path):
 
 
 def test_resume_refuses_other_settings_and_fresh_runs_refuse_a_checkpoint(tmp_path):
-    T.train(_args(tmp_path, 4))
+    engine.train("backgammon", _args(tmp_path, 4))
     with pytest.raises(ValueError, match="--resume"):
-        T.train(_args(tmp_path, 8))
+        engine.train("backgammon", _args(tmp_path, 8))
     with pytest.raises(ValueError, match="lam"):
-        T.train(_args(tmp_path, 8, "--resume", "--lam", "0.3"))
+        engine.train("backgammon", _args(tmp_path, 8, "--resume", "--lam", "0.3"))
     with pytest.raises(ValueError, match="hidden"):
-        T.train(_args(tmp_path, 8, "--resume", "--hidden", "9"))
+        engine.train("backgammon", _args(tmp_path, 8, "--resume", "--hidden", "9"))
 
 
 @pytest.mark.parametrize("flag,value", [("--games", "0"), ("--lam", "1.5"), ("--workers", "0"), ("--lr", "2"),
                                         ("--label-share", "0")])
 def test_bad_settings_are_refused(tmp_path, flag, value):
     with pytest.raises(ValueError, match=flag):
-        T.train(_args(tmp_path, 4, flag, value))
+        engine.train("backgammon", _args(tmp_path, 4, flag, value))
 
 
 def test_a_short_run_learns_the_race(tmp_path):
     """After a few hundred games the loss has fallen and the race network has learnt that a side
     about to bear off its last checkers is winning."""
-    args = T.build_parser().parse_args(
+    args = engine.build_parser("backgammon").parse_args(
         ["--run", str(tmp_path), "--games", "300", "--hidden", "16", "--workers", "1", "--round-games", "50",
          "--checkpoint-every", "100", "--eval-every", "0", "--quiet", "--lr", "0.003", "--seed", "2"])
     torch.manual_seed(2)  # the run's own seed: the same first weights
     untrained = ContactRaceNet(hidden=16)
-    T.train(args)
+    engine.train("backgammon", args)
     model = load_value_net(tmp_path / "backgammon_net.pt", "backgammon")
     losses = [float(r.split(",")[3]) for r in (tmp_path / "metrics.csv").read_text().splitlines()[1:]]
     assert losses[-1] < losses[0]
@@ -157,20 +158,20 @@ def test_the_shipped_network_beats_pubeval_in_a_short_seeded_match():
 
 
 def test_a_new_step_size_on_resume_is_recorded_in_the_command(tmp_path):
-    T.train(_args(tmp_path, 4))
-    card = T.train(_args(tmp_path, 8, "--resume", "--lr", "0.0005"))
+    engine.train("backgammon", _args(tmp_path, 4))
+    card = engine.train("backgammon", _args(tmp_path, 8, "--resume", "--lr", "0.0005"))
     first, second = card["command"].split(" && ")
     assert "--games 4 " in first and "--lr 0.001 " in first and "--resume" not in first
     assert "--games 8 " in second and "--lr 0.0005 " in second and second.endswith("--resume")
 
 
 def test_a_change_to_search_targets_on_resume_is_recorded_in_the_command(tmp_path):
-    T.train(_args(tmp_path, 4))
+    engine.train("backgammon", _args(tmp_path, 4))
     with pytest.raises(ValueError, match="label-share"):  # a share means nothing to TD targets
-        T.train(_args(tmp_path, 8, "--resume", "--label-share", "0.5"))
-    T.train(_args(tmp_path, 8, "--resume", "--targets", "search", "--label-share", "0.5"))
-    T.train(_args(tmp_path, 12, "--resume", "--targets", "search"))
-    card = T.train(_args(tmp_path, 16, "--resume"))
+        engine.train("backgammon", _args(tmp_path, 8, "--resume", "--label-share", "0.5"))
+    engine.train("backgammon", _args(tmp_path, 8, "--resume", "--targets", "search", "--label-share", "0.5"))
+    engine.train("backgammon", _args(tmp_path, 12, "--resume", "--targets", "search"))
+    card = engine.train("backgammon", _args(tmp_path, 16, "--resume"))
     stages = card["command"].split(" && ")
     assert len(stages) == 4 and "--targets" not in stages[0] and "--games 4 " in stages[0]
     assert "--games 8 " in stages[1] and "--targets search --label-share 0.5 --resume" in stages[1]
@@ -261,8 +262,8 @@ def test_search_labelled_self_play_keeps_a_share_of_the_positions():
 @pytest.mark.slow
 def test_ray_and_processes_train_the_same_backgammon_network(tmp_path):
     pytest.importorskip("ray")
-    T.train(_args(tmp_path / "processes", 8, "--workers", "2"))
-    T.train(_args(tmp_path / "ray", 8, "--workers", "2", "--backend", "ray"))
+    engine.train("backgammon", _args(tmp_path / "processes", 8, "--workers", "2"))
+    engine.train("backgammon", _args(tmp_path / "ray", 8, "--workers", "2", "--backend", "ray"))
     a, b = _weights(tmp_path / "processes" / "backgammon_net.pt"), _weights(tmp_path / "ray" / "backgammon_net.pt")
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
@@ -278,7 +279,7 @@ def test_the_round_runner_refuses_an_unknown_backend():
 def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     """--init-from copies a network's hidden units into a wider one whose extra units have zero
     outgoing weights: the same outputs on any position, and training goes on from there."""
-    T.train(_args(tmp_path / "small", 4))
+    engine.train("backgammon", _args(tmp_path / "small", 4))
     small = load_value_net(tmp_path / "small" / "backgammon_net.pt", "backgammon")
     wide = ContactRaceNet(hidden=12)
     T.widen_into(wide, small)
@@ -288,7 +289,7 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     torch.testing.assert_close(wide(x, classes), small(x, classes), rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match="more than --hidden"):
         T.widen_into(ContactRaceNet(hidden=4), small)
-    T.train(_args(tmp_path / "wide", 4, "--hidden", "12", "--init-from", str(tmp_path / "small" / "backgammon_net.pt")))
+    engine.train("backgammon", _args(tmp_path / "wide", 4, "--hidden", "12", "--init-from", str(tmp_path / "small" / "backgammon_net.pt")))
     card = (tmp_path / "wide" / "backgammon_net.json").read_text()
     assert "--init-from" in card
     trained = load_value_net(tmp_path / "wide" / "backgammon_net.pt", "backgammon")

@@ -159,7 +159,7 @@ def test_resume_is_exact(tmp_path):
 
 def test_the_engine_refuses_games_it_cannot_train(tmp_path):
     with pytest.raises(ValueError, match="two-player zero-sum games without chance"):
-        engine.train("backgammon", _args(tmp_path, 1))
+        engine.SelfPlayRecipe().check_args(get_game("backgammon"), _args(tmp_path, 1))
     with pytest.raises(ValueError, match="--lam"):
         engine.train("tictactoe", _args(tmp_path, 1, "--lam", "2"))
     with pytest.raises(ValueError, match="--hidden"):
@@ -254,19 +254,29 @@ def test_a_users_game_trains_in_worker_processes(tmp_path, monkeypatch):
     assert model.config["game"] == "signed_tictactoe"
 
 
-def test_plies_train_runs_the_trainer_a_game_declares(monkeypatch):
+def test_plies_train_runs_the_recipe_a_game_declares(tmp_path, monkeypatch):
     from plies.cli import main
     from plies.games import registry
     from plies.games.game import Game
+    from plies.training import backgammon, dice_wars
     from tests.training import user_game
 
     monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))  # unregistered afterwards
     registry.register_game("own_trainer_tictactoe", "tests.training.user_game:OWN_TRAINER_GAME")
-    user_game.CALLS.clear()
-    assert main(["train", "own_trainer_tictactoe", "--run", "x", "--rounds", "2"]) == 3
-    assert user_game.CALLS == [["--run", "x", "--rounds", "2"]]
-    assert registry.get_game("backgammon").trainer == "plies.training.backgammon:main"
-    assert registry.get_game("tictactoe").trainer == ""  # the engine's
+    assert main(["train", "own_trainer_tictactoe", "--run", str(tmp_path), "--rounds", "2", "--round-games", "10",
+                 "--workers", "1", "--eval-every", "0", "--hidden", "8", "--quiet"]) == 0
+    rows = (tmp_path / "metrics.csv").read_text().splitlines()
+    assert rows[0].endswith(",user_rounds") and [r.split(",")[-1] for r in rows[1:]] == ["1", "2"]
+    assert (tmp_path / "own_trainer_tictactoe_net.pt").exists()
+    # plies's two games with their own rounds are configurations of the same engine
+    assert engine.recipe_of(registry.get_game("backgammon")) is backgammon.RECIPE
+    assert engine.recipe_of(registry.get_game("dice_wars")) is dice_wars.RECIPE
+    assert isinstance(engine.recipe_of(registry.get_game("tictactoe")), engine.SelfPlayRecipe)
     fields = {name: getattr(user_game.GAME, name) for name in Game.__dataclass_fields__}
-    with pytest.raises(ValueError, match="module:function"):
+    with pytest.raises(ValueError, match="module:NAME"):
         Game(**{**fields, "id": "bad_trainer", "trainer": "no colon here"})
+    own_class = type("NotARecipeState", (user_game.SignedTicTacToe,), {"__slots__": ()})
+    not_a_recipe = Game(**{**fields, "id": "not_a_recipe", "state_class": own_class,
+                           "trainer": "tests.training.user_game:encode"})
+    with pytest.raises(ValueError, match="is not a training Recipe"):
+        engine.recipe_of(not_a_recipe)

@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 from plies.agents import make  # noqa: E402
 from plies.files import load_torch  # noqa: E402
 from plies.training import dice_wars as dw_train  # noqa: E402
+from plies.training import engine  # noqa: E402
 from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, seat_player  # noqa: E402
 from plies.training.records import load_records  # noqa: E402
 
@@ -26,7 +27,7 @@ def _args(run, n_rounds, **extra):
             "--quiet"]
     for k, v in extra.items():
         argv += [f"--{k.replace('_', '-')}"] if v is True else [f"--{k.replace('_', '-')}", str(v)]
-    return dw_train.build_parser().parse_args(argv)
+    return engine.build_parser("dice_wars").parse_args(argv)
 
 
 def _weights(path):
@@ -85,22 +86,20 @@ def test_the_network_player_takes_the_asked_seats():
 def test_bad_options_are_refused_before_any_game(tmp_path, option, value, message):
     args = _args(tmp_path / "run", 1, **{option: value})
     with pytest.raises(ValueError, match=message):
-        dw_train.train(args)
+        engine.train("dice_wars", args)
     assert not (tmp_path / "run" / "games").exists()
 
 
 def test_bad_options_on_the_command_line_are_usage_errors(tmp_path, capsys):
-    with pytest.raises(SystemExit) as stop:
-        dw_train.main(["--run", str(tmp_path / "r"), "--eval-games", "6"])
-    assert stop.value.code == 2
+    assert engine.main(["dice_wars", "--run", str(tmp_path / "r"), "--eval-games", "6"]) == 2
     assert "--eval-games must be 0 or a positive multiple of 4" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        dw_train.main(["--eval-pool", "everyone"])
+        engine.main(["dice_wars", "--eval-pool", "everyone"])
 
 
 def test_a_run_folder_with_a_comma_is_refused(tmp_path):
     with pytest.raises(ValueError, match="cannot hold a comma"):
-        dw_train.train(_args(tmp_path / "a,b", 1))
+        engine.train("dice_wars", _args(tmp_path / "a,b", 1))
 
 
 def test_split_keeps_games_apart():
@@ -113,7 +112,7 @@ def test_split_keeps_games_apart():
 @pytest.mark.slow
 def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
     straight, split = tmp_path / "a", tmp_path / "b"
-    card = dw_train.train(_args(straight, 2))
+    card = engine.train("dice_wars", _args(straight, 2))
     assert card["rounds"] == 2 and card["games"] == 8 and card["positions"] > 50
     assert "cpu_hours" in card and "machine" in card and len(card["per_round"]) == 2
     # round 1's games seat round 0's network at every table, among pool bots
@@ -138,7 +137,7 @@ def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
 
     # the same run stopped after round 0, then killed in round 1's evaluation, then resumed
     shutil.copytree(straight / "games" / "round_0", split / "games" / "round_0")
-    dw_train.train(_args(split, 1))
+    engine.train("dice_wars", _args(split, 1))
     _same(_weights(straight / "round_0.pt"), _weights(split / "round_0.pt"))
     real = dw_train.evaluate_games
 
@@ -149,9 +148,9 @@ def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
 
     monkeypatch.setattr(dw_train, "evaluate_games", killed)
     with pytest.raises(KeyboardInterrupt):
-        dw_train.train(_args(split, 2, resume=True))
+        engine.train("dice_wars", _args(split, 2, resume=True))
     monkeypatch.setattr(dw_train, "evaluate_games", real)
-    dw_train.train(_args(split, 2, resume=True))
+    engine.train("dice_wars", _args(split, 2, resume=True))
     _same(_weights(straight / "dice_wars_net.pt"), _weights(split / "dice_wars_net.pt"))
     assert (split / "metrics.csv").read_text().count("\n") == 3  # no round logged twice
     a = [line.split(",")[:8] for line in (straight / "epochs.csv").read_text().splitlines()]
@@ -160,11 +159,11 @@ def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
 
     # a run is not restarted over its checkpoint, and resumed only with its own settings
     with pytest.raises(ValueError, match="pass --resume"):
-        dw_train.train(_args(split, 2))
+        engine.train("dice_wars", _args(split, 2))
     with pytest.raises(ValueError, match=r"--keep 0.3 \(now 0.5\)"):
-        dw_train.train(_args(split, 3, resume=True, keep=0.5))
+        engine.train("dice_wars", _args(split, 3, resume=True, keep=0.5))
     with pytest.raises(ValueError, match="'layers': 1"):
-        dw_train.train(_args(split, 3, resume=True, layers=2))
+        engine.train("dice_wars", _args(split, 3, resume=True, layers=2))
 
 
 def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():

@@ -11,6 +11,7 @@ from plies.games.registry import get_game
 from plies.games.tictactoe.rules import CELLS
 from plies.games.tictactoe.state import TicTacToeState
 from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
+from plies.training.engine import SelfPlayRecipe
 
 INPUTS = 9
 
@@ -44,13 +45,20 @@ _fields.update(id="signed_tictactoe", title="Tic-Tac-Toe (a user's game)", state
                encode=encode, net_value=net_value)
 GAME = Game(**_fields)
 
-CALLS: list[list[str]] = []
+class CountingRecipe(SelfPlayRecipe):
+    """A user's configuration of the training engine, declared as ``Game.trainer``: the engine's
+    own self-play, with one more metrics column (the rounds this recipe has played)."""
+
+    def fields(self, args):
+        return [*super().fields(args), "user_rounds"]
+
+    def play_round(self, run):
+        row = super().play_round(run)
+        run.state["user_rounds"] = run.state.get("user_rounds", 0) + 1
+        return {**row, "user_rounds": run.state["user_rounds"]}
 
 
-def own_trainer(argv: list[str]) -> int:
-    """A user's own trainer, declared as ``Game.trainer``: records its arguments."""
-    CALLS.append(list(argv))
-    return 3
+OWN_RECIPE = CountingRecipe()
 
 
 class OwnTrainerTicTacToe(TicTacToeState):
@@ -58,5 +66,5 @@ class OwnTrainerTicTacToe(TicTacToeState):
 
 
 _fields.update(id="own_trainer_tictactoe", title="Tic-Tac-Toe (a user's game with its own trainer)",
-               state_class=OwnTrainerTicTacToe, trainer="tests.training.user_game:own_trainer")
+               state_class=OwnTrainerTicTacToe, trainer="tests.training.user_game:OWN_RECIPE")
 OWN_TRAINER_GAME = Game(**_fields)

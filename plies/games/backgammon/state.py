@@ -391,7 +391,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 GAME = Game(
     encode=features.encode,
-    trainer="plies.training.backgammon:main",
+    trainer="plies.training.backgammon:RECIPE",
     id="backgammon",
     title="Backgammon",
     state_class=BackgammonState,

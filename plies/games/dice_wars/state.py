@@ -478,7 +478,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 GAME = Game(
     encode=features.encode,
-    trainer="plies.training.dice_wars:main",
+    trainer="plies.training.dice_wars:RECIPE",
     id="dice_wars",
     title="Dice Wars",
     state_class=DiceWarsState,
