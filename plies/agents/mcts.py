@@ -266,7 +266,8 @@ class MCTSAgent(BaseAgent):
         self.last_visits: dict[int, int] = {}
 
     def _buffers(self, state: GameState) -> tuple:
-        key = (type(state), state.num_players, state.max_legal_actions, state.game.undo_size)
+        key = (type(state), state.num_players, state.max_legal_actions, state.game.undo_size,
+               self.prior_temperature > 0)
         if key not in self._arrays:
             capacity = self.simulations * state.max_legal_actions + 1
             self._arrays[key] = (

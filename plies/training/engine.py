@@ -269,7 +269,14 @@ class Recipe:
         return f"{game.id} training"
 
     def open(self, run: Run) -> None:
-        """Run-long state (replay buffers, extra logs), after the checkpoint is loaded."""
+        """Run-long state in ``run.state`` (replay buffers, extra logs), after the checkpoint is
+        loaded. ``run.state`` is not saved: what a resume needs goes into ``run.progress`` (in
+        every checkpoint) or into the recipe's own files, written in ``before_checkpoint``."""
+
+    def before_checkpoint(self, run: Run) -> None:
+        """Writes the recipe's own files of the round, just before the engine's checkpoint (after
+        the round's evaluation: a run killed in between resumes at the last checkpoint, and its
+        files must still match it)."""
 
     def play_round(self, run: Run) -> dict[str, Any] | None:
         """Plays and learns one round and advances ``run.progress``; returns a metrics row when
@@ -338,10 +345,6 @@ class Run:
         """Seconds of training so far, this run's and earlier sessions' (``progress["seconds"]``)."""
         return time.perf_counter() - self.began
 
-    def machine(self) -> str:
-        return (f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()}, "
-                f"Python {platform.python_version()}, {self.config.get('workers', self.args.workers)} worker(s)")
-
 
 def score_against(game: str, spec: str, opponents: list[str], games: int, seed: int, workers: int,
                   win: Callable[[float], bool] | None = None, **tournament: Any) -> tuple[float, int]:
@@ -391,7 +394,8 @@ def recipe_of(game: Game) -> Recipe:
         return SelfPlayRecipe()
     module, _, name = game.trainer.partition(":")
     recipe = getattr(importlib.import_module(module), name)
-    recipe = recipe() if isinstance(recipe, type) else recipe
+    if isinstance(recipe, type) and issubclass(recipe, Recipe):
+        recipe = recipe()
     if not isinstance(recipe, Recipe):
         raise ValueError(f"{game.id}: trainer {game.trainer!r} is not a training Recipe")
     return recipe
@@ -438,13 +442,13 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     run.began -= float(run.progress.get("seconds", 0.0))
     run.log = MetricsLog(args.run / "metrics.csv", recipe.fields(args), step_field=recipe.step_field,
                          resume_step=recipe.logged_step(run.progress) if run.resuming else None)
-    if recipe.worker is not None:
-        run.rounds = RoundRunner(recipe.worker, args.backend, args.workers)
     recipe.open(run)
     total = recipe.total(args)
     bar = run.bar = tqdm(total=total, initial=min(run.progress[recipe.step_field], total),
                          disable=args.quiet, desc=recipe.bar_label(game, args))
     try:
+        if recipe.worker is not None:
+            run.rounds = RoundRunner(recipe.worker, args.backend, args.workers)
         while run.progress[recipe.step_field] < total:
             before = run.progress[recipe.step_field]
             row = recipe.play_round(run)
@@ -455,6 +459,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
             if evaluated:
                 row.update(recipe.evaluate(run, row))
             run.log.add(**row)
+            recipe.before_checkpoint(run)
             run.save_checkpoint()
             if evaluated:
                 recipe.plot(run)
@@ -679,12 +684,14 @@ class SelfPlayRecipe(Recipe):
         progress["games"] += played
         progress["positions"] += int(keep.sum())
         progress["seconds"] = run.elapsed()
-        run.state["replay"].save(progress["round"])  # before the checkpoint: a resume finds the round's replay
         return {"round": progress["round"], "games": progress["games"], "positions": progress["positions"],
                 "loss": round(loss, 5), "draw_rate": round(float(np.mean(results[~np.isnan(results)] == 0)), 4),
                 "moves_per_game": round(int(keep.sum()) / max(played, 1), 2),
                 "seconds": round(progress["seconds"], 1),
                 "positions_per_second": round(len(positions) / max(time.perf_counter() - t0, 1e-9), 1)}
+
+    def before_checkpoint(self, run: Run) -> None:
+        run.state["replay"].save(run.progress["round"])  # a resume finds the round's replay
 
     def evaluation_due(self, run: Run, row: dict[str, Any]) -> bool:
         every, done = run.args.eval_every, run.progress["round"]

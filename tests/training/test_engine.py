@@ -263,10 +263,12 @@ def test_plies_train_runs_the_recipe_a_game_declares(tmp_path, monkeypatch):
 
     monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))  # unregistered afterwards
     registry.register_game("own_trainer_tictactoe", "tests.training.user_game:OWN_TRAINER_GAME")
-    assert main(["train", "own_trainer_tictactoe", "--run", str(tmp_path), "--rounds", "2", "--round-games", "10",
-                 "--workers", "1", "--eval-every", "0", "--hidden", "8", "--quiet"]) == 0
+    options = ["--run", str(tmp_path), "--round-games", "10", "--workers", "1", "--eval-every", "0",
+               "--hidden", "8", "--quiet"]
+    assert main(["train", "own_trainer_tictactoe", "--rounds", "2", *options]) == 0
+    assert main(["train", "own_trainer_tictactoe", "--rounds", "3", "--resume", *options]) == 0
     rows = (tmp_path / "metrics.csv").read_text().splitlines()
-    assert rows[0].endswith(",user_rounds") and [r.split(",")[-1] for r in rows[1:]] == ["1", "2"]
+    assert rows[0].endswith(",user_rounds") and [r.split(",")[-1] for r in rows[1:]] == ["1", "2", "3"]
     assert (tmp_path / "own_trainer_tictactoe_net.pt").exists()
     # plies's two games with their own rounds are configurations of the same engine
     assert engine.recipe_of(registry.get_game("backgammon")) is backgammon.RECIPE
@@ -280,3 +282,27 @@ def test_plies_train_runs_the_recipe_a_game_declares(tmp_path, monkeypatch):
                            "trainer": "tests.training.user_game:encode"})
     with pytest.raises(ValueError, match="is not a training Recipe"):
         engine.recipe_of(not_a_recipe)
+
+
+def test_a_run_killed_during_an_evaluation_resumes_exactly(tmp_path, monkeypatch):
+    # the replay window (--window 2) is written with the checkpoint, after the evaluation
+    def quick(game, weights, *rest):
+        return 0.5, 2
+
+    def killed_at_round_4(game, weights, *rest):
+        if "net_00004" in str(weights):
+            raise KeyboardInterrupt
+        return 0.5, 2
+
+    monkeypatch.setattr(engine, "evaluate", quick)
+    engine.train("tictactoe", _args(tmp_path / "straight", 6, "--eval-every", "2"))
+    monkeypatch.setattr(engine, "evaluate", killed_at_round_4)
+    with pytest.raises(KeyboardInterrupt):
+        engine.train("tictactoe", _args(tmp_path / "split", 6, "--eval-every", "2"))
+    monkeypatch.setattr(engine, "evaluate", quick)
+    engine.train("tictactoe", _args(tmp_path / "split", 6, "--eval-every", "2", "--resume"))
+    a = load_value_net(tmp_path / "straight" / "tictactoe_net.pt", "tictactoe").state_dict()
+    b = load_value_net(tmp_path / "split" / "tictactoe_net.pt", "tictactoe").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    rounds = [r.split(",")[0] for r in (tmp_path / "split" / "metrics.csv").read_text().splitlines()[1:]]
+    assert rounds == ["1", "2", "3", "4", "5", "6"]

@@ -47,15 +47,16 @@ GAME = Game(**_fields)
 
 class CountingRecipe(SelfPlayRecipe):
     """A user's configuration of the training engine, declared as ``Game.trainer``: the engine's
-    own self-play, with one more metrics column (the rounds this recipe has played)."""
+    own self-play, with one more metrics column (the rounds this recipe has played, kept in the
+    run's progress, which every checkpoint saves)."""
 
     def fields(self, args):
         return [*super().fields(args), "user_rounds"]
 
     def play_round(self, run):
         row = super().play_round(run)
-        run.state["user_rounds"] = run.state.get("user_rounds", 0) + 1
-        return {**row, "user_rounds": run.state["user_rounds"]}
+        run.progress["user_rounds"] = run.progress.get("user_rounds", 0) + 1
+        return {**row, "user_rounds": run.progress["user_rounds"]}
 
 
 OWN_RECIPE = CountingRecipe()
