@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: dict[str, list[float]] = defaultdict(list)
     from tqdm.auto import tqdm
 
-    for game in tqdm(range(args.games), desc="games"):
+    for _ in tqdm(range(args.games), desc="games"):
         state = new_state("backgammon", seed=int(rng.integers(2**31)))
         while not state.is_terminal():
             if state.is_chance_node():
