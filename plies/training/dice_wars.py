@@ -44,7 +44,7 @@ import numpy as np
 from plies.agents.value_net import DiceWarsNet
 from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
 from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, add_seconds, ensure_games, positions
-from plies.training.engine import Recipe, Run
+from plies.training.engine import Recipe, Run, score_against
 
 GAME = "dice_wars"
 ARCH = "dice_wars_net"
@@ -242,14 +242,11 @@ def evaluate_games(weights: Path, agent: str, games: int, seed: int, workers: in
     course's schedule: the player in every game (the course's evaluation of one AI), three of
     ``pool`` around it, every rotation of each table. ``results``: games stored as they end,
     and those already there are not played again."""
-    from plies.evaluation import run_tournament
-
     spec = eval_spec(agent, str(weights.resolve()))
-    result = run_tournament(GAME, [spec, *pool], games, seed=seed, workers=workers, focus=spec,
-                            progress=progress, backend=backend, schedule="course",
+    rate, n = score_against(GAME, spec, list(pool), games, seed, workers, win=lambda points: points >= 1.0,
+                            focus=spec, progress=progress, backend=backend, schedule="course",
                             results=results, resume=results is not None)
-    wins = sum(1 for r in result.records if r.returns[r.seats.index(spec)] >= 1.0)
-    return wins, len(result.records)
+    return round(rate * n), n
 
 
 def _config(args: argparse.Namespace) -> dict:
