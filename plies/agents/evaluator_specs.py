@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from plies.agents.evaluators import Evaluator, HeuristicEvaluator
-from plies.agents.value_net import compiled_net_params, net_evaluator, shipped_names
+from plies.agents.value_net import (
+    NetEvaluator,
+    compiled_net_params,
+    kernel_params,
+    net_evaluator,
+    shipped_names,
+)
 from plies.files import load_torch
 from plies.games.state import GameState
 
@@ -75,3 +81,22 @@ def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluat
         )
     heuristic = info.heuristics[key]
     return HeuristicEvaluator(heuristic.kernel, heuristic.params(weights or None), key)
+
+
+def compiled_evaluator_for(state: GameState, name: str) -> HeuristicEvaluator:
+    """``eval=name`` as a compiled evaluation, for searches that score leaves one by one in
+    machine code (MCTS): a heuristic, a ``Game.net_value`` network, or a torch network whose
+    architecture the game compiles (``Game.net_kernels``) with its weights as parameters."""
+    evaluator = evaluator_for(state, name)
+    if isinstance(evaluator, HeuristicEvaluator):
+        return evaluator
+    game = state.game
+    model = evaluator.model if isinstance(evaluator, NetEvaluator) else None
+    compiled = game.net_kernels.get(getattr(model, "arch", None))
+    if compiled is None:
+        archs = ", ".join(game.net_kernels) or "none"
+        raise ValueError(
+            f"{name!r} of {game.id} is a {getattr(model, 'arch', 'torch')!r} network, which has no "
+            f"compiled form for leaf-by-leaf searches (compiled: {archs}); expectiminimax runs it "
+            "(expectiminimax:eval=...)")
+    return HeuristicEvaluator(compiled.kernel, kernel_params(model, compiled.check), name)

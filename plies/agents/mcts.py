@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.base import BaseAgent, Range
-from plies.agents.evaluator_specs import check_eval_spec, evaluator_for
+from plies.agents.evaluator_specs import check_eval_spec, compiled_evaluator_for
 from plies.agents.evaluators import HeuristicEvaluator
 from plies.games.kernels import (
     CHANCE,
@@ -72,7 +72,8 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
     picked by mean + exploration * prior * sqrt(parent visits) / (1 + visits).
 
     A new leaf is scored by a random rollout (``eval_mode`` ROLLOUT), or by ``evaluate`` (a
-    heuristic or a network's ``Game.net_value``): for every seat (EVAL_EACH_SEAT), or once for
+    heuristic or a compiled network, chance nodes included, as expectiminimax scores them):
+    for every seat (EVAL_EACH_SEAT), or once for
     seat 0 and negated for seat 1 in two-player zero-sum games (EVAL_ZERO_SUM: one evaluation a
     leaf). ``nodes`` needs one row per possible node
     (simulations times the widest branching, plus one, is always enough) and ``value_sums`` a
@@ -179,7 +180,7 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
                 break
         # rollout: uniformly random moves, chance sampled, until the end or the cap
         steps = 0
-        if eval_mode != ROLLOUT and state[0] >= 0:  # a player to move: the evaluation instead
+        if eval_mode != ROLLOUT and state[0] != TERMINAL:  # the evaluation instead (chance nodes too)
             if use_priors and node > 0 and eval_mode == EVAL_ZERO_SUM:
                 # its parent's expansion scored it already, for the seat that moved into it
                 mover = nodes[node, MOVER]
@@ -314,12 +315,7 @@ class MCTSAgent(BaseAgent):
         if not self.eval_name:
             return None
         if state.game.id not in self._evaluators:
-            evaluator = evaluator_for(state, self.eval_name)
-            if not isinstance(evaluator, HeuristicEvaluator):
-                raise ValueError(
-                    f"mcts takes a compiled evaluation: {self.eval_name!r} of {state.game.id} is a "
-                    "torch network, which expectiminimax searches (expectiminimax:eval=...)")
-            self._evaluators[state.game.id] = evaluator
+            self._evaluators[state.game.id] = compiled_evaluator_for(state, self.eval_name)
         return self._evaluators[state.game.id]
 
     def search(self, state: GameState) -> dict[int, int]:

@@ -21,6 +21,7 @@ torch is the ``nn`` extra; everything here that needs it says so when it is miss
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,16 @@ def _build_classes() -> dict[str, type]:
             logits = self.head(x).squeeze(-1)
             logits = logits.masked_fill(alive <= 0, -1e9)
             return torch.log_softmax(logits, -1)  # log P(seat wins), B x 8
+
+        def flat_params(self) -> np.ndarray:
+            """The weights laid out for the compiled ``gnn_value`` (the game's
+            ``features.gnn_param_count`` says how)."""
+            parts = [np.array([self.config["hidden"], self.config["layers"]], np.float64),
+                     _rows_per_input(self.embed)]
+            for own, enemy, update in zip(self.own, self.enemy, self.update):
+                parts += [_rows_per_input(own), _rows_per_input(enemy), _rows_per_input(update)]
+            parts += [_rows_per_input(self.head[0]), _rows_per_input(self.head[2])]
+            return np.ascontiguousarray(np.concatenate(parts))
 
         def tensors(self, states: np.ndarray, device) -> tuple:
             feats = dw_features.encode(states)
@@ -199,6 +210,15 @@ def _build_classes() -> dict[str, type]:
         def forward(self, x, classes):
             return torch.sigmoid(self.logits(x, classes))
 
+        def flat_params(self) -> np.ndarray:
+            """The weights laid out for the compiled ``contact_race_value`` (the game's
+            ``features.contact_race_param_count`` says how)."""
+            parts = [np.array([self.config["hidden"]], np.float64)]
+            for net in self.nets:
+                for layer in (net[0], net[2]):
+                    parts.append(_rows_per_input(layer))
+            return np.ascontiguousarray(np.concatenate(parts))
+
         def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
             x, classes = bg_features.encode(states, mover)
             return torch.from_numpy(x).to(device), torch.from_numpy(classes).to(device)
@@ -242,9 +262,7 @@ def _build_classes() -> dict[str, type]:
         def flat_params(self) -> np.ndarray:
             sizes = [self.config["inputs"], *self.config["hidden"], 1]
             parts = [np.array([len(self.layers), *sizes], np.float64)]
-            for layer in self.layers:
-                parts.append(layer.weight.detach().cpu().double().numpy().T.ravel())  # a row per input
-                parts.append(layer.bias.detach().cpu().double().numpy().ravel())
+            parts += [_rows_per_input(layer) for layer in self.layers]
             return np.ascontiguousarray(np.concatenate(parts))
 
         def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
@@ -263,6 +281,16 @@ def _build_classes() -> dict[str, type]:
 
     return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet, "ContactRaceNet": ContactRaceNet,
             "MLPValueNet": MLPValueNet}
+
+
+def _rows_per_input(layer) -> np.ndarray:
+    """A torch ``Linear``'s weights (one row per input: torch's transposed) then its biases, flat
+    float64, as ``plies.games.value_kernels.affine`` reads them (a layer without biases gets
+    zeros)."""
+    weights = layer.weight.detach().cpu().double().numpy().T.ravel()
+    bias = (layer.bias.detach().cpu().double().numpy().ravel() if layer.bias is not None
+            else np.zeros(layer.weight.shape[0]))
+    return np.concatenate([weights, bias])
 
 
 def contact_race_equity(p: np.ndarray, scoring: np.ndarray | int) -> np.ndarray:
@@ -412,19 +440,26 @@ def net_evaluator(game: str, path: str | Path | None = None, threads: int | None
 _PARAMS: dict[int, np.ndarray] = {}
 
 
-def compiled_net_params(game: str, path: str | Path | None = None, name: str = "net") -> np.ndarray:
-    """The flat parameters (``plies.games.value_kernels``) of ``game``'s shipped network
-    ``name`` or of the network file ``path``, for its compiled ``Game.net_value`` kernel,
-    laid out and checked once per process. The file must hold an ``mlp_value`` network."""
-    model = cached_network(game, path, name)
+def kernel_params(model, check: Callable[[np.ndarray], None]) -> np.ndarray:
+    """``model.flat_params()``, the network's weights for a compiled kernel, laid out and
+    passed through ``check`` (which raises a ValueError) once per process."""
     if id(model) not in _PARAMS:
-        if model.arch != "mlp_value":
-            raise ValueError(f"{path or name} holds a {model.arch!r} network; {game}'s compiled "
-                             "searches take an 'mlp_value' network (plies train)")
         params = model.flat_params()
-        check_flat_params(params, model.config["inputs"], f"the {game} network {path or name!r}")
+        check(params)
         _PARAMS[id(model)] = params
     return _PARAMS[id(model)]
+
+
+def compiled_net_params(game: str, path: str | Path | None = None, name: str = "net") -> np.ndarray:
+    """The flat parameters (``plies.games.value_kernels``) of ``game``'s shipped network
+    ``name`` or of the network file ``path``, for its compiled ``Game.net_value`` kernel. The
+    file must hold an ``mlp_value`` network."""
+    model = cached_network(game, path, name)
+    if model.arch != "mlp_value":
+        raise ValueError(f"{path or name} holds a {model.arch!r} network; {game}'s compiled "
+                         "searches take an 'mlp_value' network (plies train)")
+    where = f"the {game} network {path or name!r}"
+    return kernel_params(model, lambda params: check_flat_params(params, model.config["inputs"], where))
 
 
 def is_net_spec(name: str) -> bool:

@@ -116,7 +116,9 @@ class Game:
     as a value network's input (compiled, batched; the game's ``features.py``); ``net_value``: an
     ``EVAL_SIG`` kernel scoring a position with a small network whose weights are its parameters
     (``plies.games.value_kernels``; games without chance, where it gives every search
-    ``eval=net`` and ``plies train GAME``); ``batch_run``: the batched-env entry
+    ``eval=net`` and ``plies train GAME``); ``net_kernels``: compiled forms of the game's torch
+    networks by architecture (``value_kernels.NetKernel``), which MCTS scores leaves with one by
+    one (expectiminimax keeps the batched torch forward pass); ``batch_run``: the batched-env entry
     (``plies.games.batching.run_batch`` bound to these kernels in the game's rules module, so
     numba compiles it once per game and caches it on disk). ``trainer``: ``"module:NAME"``,
     the training engine's recipe for this game (a ``plies.training.engine.Recipe``, imported
@@ -170,6 +172,7 @@ class Game:
     canonical_hash: Callable | None = None
     encode: Callable[..., Any] | None = None
     net_value: Callable | None = None
+    net_kernels: dict[str, Any] = field(default_factory=dict)
     trainer: str = ""
     batch_starts: Callable[..., np.ndarray] = _starting_row
     draw: Callable[..., str] | None = None

@@ -18,7 +18,9 @@ input count against the game's encoder before any search runs (``check_flat_para
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -29,38 +31,56 @@ FEATURES_SIG = types.void(STATE_T, types.float64[::1])
 """features_into(state, out): a game's network inputs for one position, written into out."""
 FEATURES_T = types.FunctionType(FEATURES_SIG)
 
+class NetKernel(NamedTuple):
+    """The compiled form of one of a game's torch network architectures (``Game.net_kernels``):
+    ``kernel`` (``EVAL_SIG``) scores a position with the network's flat parameters (the
+    model's ``flat_params()``), which ``check`` validates first (it raises a ValueError): the
+    kernel reads them without bounds checks."""
+
+    kernel: Callable
+    check: Callable[[np.ndarray], None]
+
+
 MAX_WIDTH = 4096
 """The widest layer a compiled network may have (inputs included)."""
 
 
 @njit(cache=True)
-def mlp_value(x, params):
-    """The network's tanh output for the input vector ``x`` (parameters laid out as above).
+def affine(x, params, at, n_in, n_out):
+    """``x @ W + b`` for the ``n_in x n_out`` weights ``W`` (one row per input) stored in
+    ``params`` from ``at``, followed by the ``n_out`` biases ``b``.
 
-    Each layer adds the weight rows of its non-zero inputs to the biases: board inputs are
-    mostly zeros, so the first layer costs a fraction of a dense product, and the inner loop
-    runs over contiguous weights (vectorised)."""
+    It adds the weight rows of the non-zero inputs to the biases: board inputs are mostly
+    zeros, so this costs a fraction of a dense product, and the inner loop runs over
+    contiguous weights (vectorised)."""
+    bias_at = at + n_in * n_out
+    out = params[bias_at:bias_at + n_out].copy()
+    for i in range(n_in):
+        xi = x[i]
+        if xi != 0.0:
+            # a slice per row, not params[row + j]: the loop then vectorises (2-4x faster)
+            weights = params[at + i * n_out:at + (i + 1) * n_out]
+            for j in range(n_out):
+                out[j] += xi * weights[j]
+    return out
+
+
+@njit(cache=True)
+def mlp_value(x, params):
+    """The network's tanh output for the input vector ``x`` (parameters laid out as above)."""
     layers = int(params[0])
     cursor = 2 + layers
     current = x
     for k in range(layers):
         n_in = int(params[1 + k])
         n_out = int(params[2 + k])
-        bias_at = cursor + n_in * n_out
-        out = params[bias_at:bias_at + n_out].copy()
-        for i in range(n_in):
-            xi = current[i]
-            if xi != 0.0:
-                # a slice per row, not params[row + j]: the loop then vectorises (2-4x faster)
-                weights = params[cursor + i * n_out:cursor + (i + 1) * n_out]
-                for j in range(n_out):
-                    out[j] += xi * weights[j]
+        out = affine(current, params, cursor, n_in, n_out)
         if k < layers - 1:
             for j in range(n_out):
                 if out[j] < 0.0:
                     out[j] = 0.0
         current = out
-        cursor = bias_at + n_out
+        cursor += n_in * n_out + n_out
     return np.tanh(current[0])
 
 

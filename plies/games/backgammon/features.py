@@ -23,6 +23,8 @@ import numpy as np
 from numba import njit
 
 from plies.games.backgammon import rules
+from plies.games.kernels import EVAL_SIG
+from plies.games.value_kernels import MAX_WIDTH, affine, value_for_seat
 
 CONTACT = 0
 RACE = 1
@@ -299,17 +301,21 @@ def encode_into(states, mover, out, classes):
     blot_at = np.empty(26, np.bool_)
     blocked = np.empty(26, np.bool_)
     for b in range(states.shape[0]):
-        s = states[b]
-        seat = mover[b]
-        _side_counts(s, seat, me)
-        _side_counts(s, 1 - seat, them)
-        contact = _rear(me) + _rear(them) > 25
-        classes[b] = CONTACT if contact else RACE
-        row = out[b]
-        _raw_side(me, row, 0)
-        _side_features(me, them, contact, row, RAW_PER_SIDE, blot_at, blocked)
-        _raw_side(them, row, SIDE_SIZE)
-        _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, blot_at, blocked)
+        classes[b] = _encode_one(states[b], mover[b], out[b], me, them, blot_at, blocked)
+
+
+@njit(cache=True)
+def _encode_one(s, seat, row, me, them, blot_at, blocked):
+    """``row``: the inputs of state ``s`` from the view of ``seat`` (the other arguments are
+    scratch); returns its class."""
+    _side_counts(s, seat, me)
+    _side_counts(s, 1 - seat, them)
+    contact = _rear(me) + _rear(them) > 25
+    _raw_side(me, row, 0)
+    _side_features(me, them, contact, row, RAW_PER_SIDE, blot_at, blocked)
+    _raw_side(them, row, SIDE_SIZE)
+    _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, blot_at, blocked)
+    return CONTACT if contact else RACE
 
 
 def next_mover(states: np.ndarray) -> np.ndarray:
@@ -370,3 +376,63 @@ def td_gammon_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.
     out = np.zeros((states.shape[0], TD_GAMMON_INPUTS), np.float32)
     td_gammon_into(states, out, mover)
     return out
+
+
+# ----- the contact/race network in compiled code (MCTS's eval=net) --------------------------
+OUTPUTS = 5
+
+
+def contact_race_param_count(hidden: int) -> int:
+    """Length of the flat parameters of a contact/race network of ``hidden`` units a class:
+    ``[hidden]`` then, for contact and then race, ``W1 b1 W2 b2`` (``affine``'s layout)."""
+    return 1 + len(CLASS_NAMES) * (INPUT_SIZE * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+
+
+def check_contact_race_params(params: np.ndarray) -> None:
+    """Raises a ValueError unless ``params`` is a contact/race layout the kernel can read
+    without bounds checks."""
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 1:
+        raise ValueError("contact/race network: not a flat float64 parameter array")
+    hidden = params[0]
+    if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH:
+        raise ValueError(f"contact/race network: {hidden} hidden units; 1 to {MAX_WIDTH} are allowed")
+    if len(params) != contact_race_param_count(int(hidden)):
+        raise ValueError(f"contact/race network: {len(params)} parameters where {int(hidden)} hidden "
+                         f"units need {contact_race_param_count(int(hidden))}")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("contact/race network: parameters that are not finite numbers")
+
+
+@njit(cache=True)
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+@njit(EVAL_SIG, cache=True)
+def contact_race_value(state, seat, params):
+    """The contact/race network's value of ``state`` for ``seat``: the same number as the torch
+    network's ``seat_values`` (in float64), for searches that score leaves one by one."""
+    mover = state[rules.PLAYER] if state[rules.PLAYER] >= 0 else state[rules.ROLLER]
+    x = np.zeros(INPUT_SIZE, np.float64)
+    me = np.empty(26, np.int64)
+    them = np.empty(26, np.int64)
+    blot_at = np.empty(26, np.bool_)
+    blocked = np.empty(26, np.bool_)
+    position_class = _encode_one(state, mover, x, me, them, blot_at, blocked)
+    hidden = int(params[0])
+    at = 1 + position_class * (INPUT_SIZE * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+    h = affine(x, params, at, INPUT_SIZE, hidden)
+    for j in range(hidden):
+        h[j] = _sigmoid(h[j])
+    p = affine(h, params, at + INPUT_SIZE * hidden + hidden, hidden, OUTPUTS)
+    # as contact_race_equity: made consistent (a backgammon is a gammon is a win) first
+    win = min(max(_sigmoid(p[0]), 0.0), 1.0)
+    wg = min(_sigmoid(p[1]), win)
+    wbg = min(_sigmoid(p[2]), wg)
+    lg = min(_sigmoid(p[3]), 1.0 - win)
+    lbg = min(_sigmoid(p[4]), lg)
+    equity = 2.0 * win - 1.0
+    if state[rules.SCORING] > 0:
+        equity = (equity + wg - lg + wbg - lbg) / 3.0
+    equity = min(max(equity, -0.999999), 0.999999)
+    return value_for_seat(mover, seat, equity)

@@ -12,6 +12,7 @@ from plies.games.backgammon import drawing, features, rules
 from plies.games.game import Game
 from plies.games.kernels import CHANCE, TERMINAL, Heuristic, check_options
 from plies.games.state import GameState
+from plies.games.value_kernels import NetKernel
 
 NAMES = "XO"
 DIE_NAMES = frozenset("123456")
@@ -391,6 +392,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 GAME = Game(
     encode=features.encode,
+    net_kernels={"backgammon_contact_race": NetKernel(features.contact_race_value, features.check_contact_race_params)},
     trainer="plies.training.backgammon:RECIPE",
     id="backgammon",
     title="Backgammon",

@@ -13,6 +13,8 @@ from numba import njit
 
 from plies.games.dice_wars import rules
 from plies.games.dice_wars.probabilities import ATTACK_WIN
+from plies.games.kernels import EVAL_SIG
+from plies.games.value_kernels import MAX_WIDTH, affine
 
 MAX_PLAYERS = 8
 AREA_FEATURES = 12 + MAX_PLAYERS
@@ -154,3 +156,124 @@ def resolve_battles(states, out, weights, parent):
             parent[k] = i
             k += 1
     return k
+
+
+# ----- the message-passing network in compiled code (MCTS's eval=net) -----------------------
+def gnn_param_count(hidden: int, layers: int) -> int:
+    """Length of the flat parameters of a network of ``hidden`` units and ``layers`` rounds of
+    messages: ``[hidden, layers]``, then each linear map's weights (one row per input) and
+    biases (zeros where the map has none), in the order embed, per round (own, enemy, update),
+    head (hidden layer, output): ``affine``'s layout."""
+    def linear(n_in: int, n_out: int) -> int:
+        return n_in * n_out + n_out
+    return (2 + linear(AREA_FEATURES, hidden) + 3 * layers * linear(hidden, hidden)
+            + linear(2 * hidden + PLAYER_FEATURES, hidden) + linear(hidden, 1))
+
+
+def check_gnn_params(params: np.ndarray) -> None:
+    """Raises a ValueError unless ``params`` is a layout the kernel can read without bounds
+    checks."""
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 2:
+        raise ValueError("dice_wars network: not a flat float64 parameter array")
+    hidden, layers = params[0], params[1]
+    if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH or layers != int(layers) or not 0 <= layers <= 16:
+        raise ValueError(f"dice_wars network: {hidden} hidden units and {layers} rounds; 1 to "
+                         f"{MAX_WIDTH} units and 0 to 16 rounds are allowed")
+    expected = gnn_param_count(int(hidden), int(layers))
+    if len(params) != expected:
+        raise ValueError(f"dice_wars network: {len(params)} parameters where its sizes need {expected}")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("dice_wars network: parameters that are not finite numbers")
+
+
+@njit(cache=True)
+def _relu_into(v):
+    for j in range(v.shape[0]):
+        if v[j] < 0.0:
+            v[j] = 0.0
+
+
+@njit(cache=True)
+def _win_probabilities(state, params, out):
+    """out[p]: the network's P(seat p wins) for a state without a pending battle."""
+    n = state[rules.NUM_AREAS]
+    batch = state.reshape((1, state.shape[0]))
+    area = np.zeros((1, n, AREA_FEATURES))
+    player = np.zeros((1, MAX_PLAYERS, PLAYER_FEATURES))
+    alive = np.zeros((1, MAX_PLAYERS))
+    owner = np.zeros((1, n, MAX_PLAYERS))
+    adj_own = np.zeros((1, n, n))
+    adj_enemy = np.zeros((1, n, n))
+    encode_into(batch, n, area, player, alive, owner, adj_own, adj_enemy)
+    hidden = int(params[0])
+    rounds = int(params[1])
+    square = hidden * hidden + hidden
+    at = 2
+    h = np.empty((n, hidden))
+    for a in range(n):
+        h[a] = affine(area[0, a], params, at, AREA_FEATURES, hidden)
+        _relu_into(h[a])
+    at += AREA_FEATURES * hidden + hidden
+    own_sum = np.empty(hidden)
+    enemy_sum = np.empty(hidden)
+    for _ in range(rounds):
+        new_h = h.copy()
+        for a in range(n):
+            own_sum[:] = 0.0
+            enemy_sum[:] = 0.0
+            for y in range(n):
+                if adj_own[0, a, y] != 0.0:
+                    own_sum += adj_own[0, a, y] * h[y]
+                if adj_enemy[0, a, y] != 0.0:
+                    enemy_sum += adj_enemy[0, a, y] * h[y]
+            step = (affine(own_sum, params, at, hidden, hidden)
+                    + affine(enemy_sum, params, at + square, hidden, hidden)
+                    + affine(h[a], params, at + 2 * square, hidden, hidden))
+            _relu_into(step)
+            new_h[a] += step
+        h = new_h
+        at += 3 * square
+    head_in = 2 * hidden + PLAYER_FEATURES
+    x = np.empty(head_in)
+    best = -np.inf
+    for p in range(MAX_PLAYERS):
+        out[p] = -np.inf
+        if alive[0, p] <= 0.0:
+            continue
+        count = 0.0
+        x[:] = 0.0
+        for a in range(n):
+            w = owner[0, a, p]
+            if w != 0.0:
+                count += w
+                x[:hidden] += w * h[a]
+        x[hidden:2 * hidden] = x[:hidden] / max(count, 1.0)
+        x[:hidden] /= n
+        x[2 * hidden:] = player[0, p]
+        hid = affine(x, params, at, head_in, hidden)
+        _relu_into(hid)
+        out[p] = affine(hid, params, at + head_in * hidden + hidden, hidden, 1)[0]
+        best = max(best, out[p])
+    total = 0.0
+    for p in range(MAX_PLAYERS):
+        out[p] = np.exp(out[p] - best) if out[p] > -np.inf else 0.0
+        total += out[p]
+    for p in range(MAX_PLAYERS):
+        out[p] /= total
+
+
+@njit(EVAL_SIG, cache=True)
+def gnn_value(state, seat, params):
+    """The network's value (2 P(win) - 1) of ``state`` for ``seat``: the same number as the
+    torch network's ``seat_values`` (in float64), a pending battle scored as the expectation
+    over its two outcomes, for searches that score leaves one by one."""
+    rows = np.empty((2, state.shape[0]), np.int64)
+    weights = np.empty(2)
+    parent = np.empty(2, np.int64)
+    k = resolve_battles(state.reshape((1, state.shape[0])), rows, weights, parent)
+    p = np.empty(MAX_PLAYERS)
+    win = 0.0
+    for r in range(k):
+        _win_probabilities(rows[r], params, p)
+        win += weights[r] * p[seat]
+    return min(max(2.0 * win - 1.0, -0.999999), 0.999999)

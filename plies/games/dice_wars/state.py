@@ -28,6 +28,7 @@ from plies.games.game import Game
 from plies.games.kernels import CHANCE, TERMINAL, Heuristic, check_options
 from plies.games.options import option_int
 from plies.games.state import GameState
+from plies.games.value_kernels import NetKernel
 
 WIN_PROB_PARAM_NAMES = ("bias", "region", "dice")
 # Fallback coefficients (bias, log region, log dice) used when the fitted weights are missing.
@@ -478,6 +479,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 GAME = Game(
     encode=features.encode,
+    net_kernels={"dice_wars_net": NetKernel(features.gnn_value, features.check_gnn_params)},
     trainer="plies.training.dice_wars:RECIPE",
     id="dice_wars",
     title="Dice Wars",
