@@ -191,15 +191,22 @@ def _build_classes() -> dict[str, type]:
         game = "backgammon"
         arch = "backgammon_contact_race"
 
-        def __init__(self, hidden: int = 128) -> None:
+        def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS) -> None:
             super().__init__()
-            self.config = {"hidden": hidden}
+            if inputs not in (bg_features.BASE_INPUTS, bg_features.INPUT_SIZE):
+                raise ValueError(f"a contact/race network reads {bg_features.BASE_INPUTS} or "
+                                 f"{bg_features.INPUT_SIZE} inputs, not {inputs!r}")
+            # networks from before the contact inputs say only their hidden units
+            self.config = {"hidden": hidden} if inputs == bg_features.BASE_INPUTS else {"hidden": hidden, "inputs": inputs}
+            self.inputs = inputs
             self.nets = nn.ModuleList(
-                nn.Sequential(nn.Linear(bg_features.INPUT_SIZE, hidden), nn.Sigmoid(), nn.Linear(hidden, 5))
+                nn.Sequential(nn.Linear(inputs, hidden), nn.Sigmoid(), nn.Linear(hidden, 5))
                 for _ in bg_features.CLASS_NAMES)
 
         def logits(self, x, classes):
-            """Pre-sigmoid outputs, each row through its class's network."""
+            """Pre-sigmoid outputs, each row through its class's network (which reads the first
+            ``inputs`` columns of the encoder's)."""
+            x = x[:, :self.inputs]
             out = x.new_empty((x.shape[0], 5))
             for k, net in enumerate(self.nets):
                 rows = (classes == k).nonzero(as_tuple=True)[0]
@@ -213,7 +220,7 @@ def _build_classes() -> dict[str, type]:
         def flat_params(self) -> np.ndarray:
             """The weights laid out for the compiled ``contact_race_value`` (the game's
             ``features.contact_race_param_count`` says how)."""
-            parts = [np.array([self.config["hidden"]], np.float64)]
+            parts = [np.array([self.config["hidden"], self.inputs], np.float64)]
             for net in self.nets:
                 for layer in (net[0], net[2]):
                     parts.append(_rows_per_input(layer))

@@ -227,7 +227,7 @@ def _numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes
     for k, (w1, b1, w2, b2) in enumerate(weights):
         rows = np.flatnonzero(classes == k)
         if len(rows):
-            h = 1.0 / (1.0 + np.exp(-(x[rows] @ w1.T + b1)))
+            h = 1.0 / (1.0 + np.exp(-(x[rows, :w1.shape[1]] @ w1.T + b1)))
             out[rows] = 1.0 / (1.0 + np.exp(-np.clip(h @ w2.T + b2, -80.0, 80.0)))
     return out
 
@@ -316,9 +316,15 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
 
 # ----- worker processes ------------------------------------------------------------------------
 def _worker_round(job: tuple) -> dict[str, np.ndarray]:
+    from threadpoolctl import threadpool_limits
+
     require_torch().set_num_threads(1)  # one thread a worker: the workers fill the cores
     weights, games, seed, lam, targets, label_share = job
-    return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
+    # numpy's BLAS on one thread too: its sums then do not depend on how many threads a backend
+    # gives a worker (Ray gives one, a forked process as many as the cores), so a seed trains
+    # the same network on both
+    with threadpool_limits(limits=1, user_api="blas"):
+        return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
 
 
 # ----- the recipe --------------------------------------------------------------------------------
@@ -355,18 +361,22 @@ def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: 
 
 
 def widen_into(model, source) -> None:
-    """Copy ``source``'s contact and race networks into ``model``'s first hidden units; the
-    other units keep their random input weights and get zero outgoing weights, so ``model``
-    computes what ``source`` computes (and the new units learn from the first step on)."""
+    """Copy ``source``'s contact and race networks into ``model``'s first hidden units and
+    first inputs; the other units keep their random input weights and get zero outgoing
+    weights, and the other inputs get zero weights into the copied units, so ``model`` computes
+    what ``source`` computes (and the new units and inputs learn from the first step on)."""
     torch = require_torch()
     if getattr(source, "arch", None) != model.arch:
         raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
     small, big = source.config["hidden"], model.config["hidden"]
     if small > big:
         raise ValueError(f"--init-from has {small} hidden units, more than --hidden {big}")
+    if source.inputs > model.inputs:
+        raise ValueError(f"--init-from reads {source.inputs} inputs, more than --inputs {model.inputs}")
     with torch.no_grad():
         for old, new in zip(source.nets, model.nets):
-            new[0].weight[:small] = old[0].weight
+            new[0].weight[:small] = 0.0
+            new[0].weight[:small, :source.inputs] = old[0].weight
             new[0].bias[:small] = old[0].bias
             new[2].weight.zero_()
             new[2].weight[:, :small] = old[2].weight
@@ -389,6 +399,11 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--games", type=int, default=1_000_000,
                        help="self-play games in total (rounded up to whole rounds: workers x round games)")
         p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
+        p.add_argument("--inputs", type=int, default=features.INPUT_SIZE,
+                       choices=(features.BASE_INPUTS, features.INPUT_SIZE),
+                       help=f"inputs the networks read: all {features.INPUT_SIZE}, or the first "
+                            f"{features.BASE_INPUTS} (the networks trained before the contact inputs; "
+                            "to resume their runs)")
         p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
         p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
         p.add_argument("--targets", choices=TARGETS, default="td",
@@ -405,8 +420,9 @@ class BackgammonRecipe(Recipe):
                        help="comma-separated agent specs to evaluate against")
         p.add_argument("--init-from", type=Path,
                        help="a new run starts from this network (weights or checkpoint, as many or fewer "
-                            "hidden units): its units are copied, extra units start with zero outgoing "
-                            "weights, so the new network plays exactly as the old one at first")
+                            "hidden units and inputs): its units are copied, extra units start with zero "
+                            "outgoing weights and extra inputs with zero weights, so the new network "
+                            "plays exactly as the old one at first")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
         for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games"):
@@ -424,13 +440,13 @@ class BackgammonRecipe(Recipe):
             raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
-        return {"hidden": args.hidden}
+        return ContactRaceNet(hidden=args.hidden, inputs=args.inputs).config
 
     def new_model(self, game: Any, arch_config: dict[str, Any]):
         return ContactRaceNet(**arch_config)
 
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {k: getattr(args, k) for k in ("games", "hidden", "lr", "lam", "batch", "seed", "workers",
+        return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
                                               "label_share")}
 
@@ -571,7 +587,8 @@ def _command(config: dict) -> str:
         return "" if kind == "td" else f" --targets {kind} --label-share {fraction}"
 
     command = staged_commands(config, lambda games, lr: (
-        f"plies train backgammon --games {games} --hidden {config['hidden']} --lr {lr} "
+        f"plies train backgammon --games {games} --hidden {config['hidden']} "
+        f"--inputs {config.get('inputs', features.BASE_INPUTS)} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
         f"--workers {config['workers']} --round-games {config['round_games']}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network

@@ -50,6 +50,7 @@ def small_network(arch: str, seed: int, **config):
 
 @pytest.mark.parametrize("model", [
     "shipped", ("backgammon_contact_race", {"hidden": 7}),
+    ("backgammon_contact_race", {"hidden": 5, "inputs": bg_features.INPUT_SIZE}),
 ])
 def test_backgammon_kernel_gives_the_torch_networks_values(model):
     model = cached_network("backgammon") if model == "shipped" else small_network(model[0], 3, **model[1])
@@ -86,7 +87,8 @@ def gnn_sizes(hidden: float, layers: float, length: int) -> np.ndarray:
 
 @pytest.mark.parametrize("check, params, message", [
     (bg_features.check_contact_race_params, np.full(10, 3.0), "parameters where"),
-    (bg_features.check_contact_race_params, np.array([0.5]), "hidden units"),
+    (bg_features.check_contact_race_params, np.array([0.5, 3.0]), "hidden units"),
+    (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0]), "inputs"),
     (bg_features.check_contact_race_params, np.zeros(5, np.float32), "float64"),
     (dw_features.check_gnn_params, gnn_sizes(4, 99, 10), "rounds"),
     (dw_features.check_gnn_params, gnn_sizes(4, 1, dw_features.gnn_param_count(4, 1) + 1), "parameters where"),

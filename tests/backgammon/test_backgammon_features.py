@@ -36,7 +36,8 @@ def _encode(s):
 
 
 def test_names_cover_every_input():
-    assert len(F.INPUT_NAMES) == F.INPUT_SIZE == 2 * F.SIDE_SIZE
+    assert len(F.INPUT_NAMES) == F.INPUT_SIZE == F.BASE_INPUTS + 2 * F.EXTRAS_PER_SIDE
+    assert F.BASE_INPUTS == 2 * F.SIDE_SIZE
 
 
 def test_starting_position_by_hand():
@@ -114,8 +115,12 @@ def test_views_swap_the_sides():
     s = _position({10: 1, 6: 4}, {20: 3, 1: 2})
     x0, _ = F.encode(s[None], np.array([0]))
     x1, _ = F.encode(s[None], np.array([1]))
-    np.testing.assert_array_equal(x0[0, :F.SIDE_SIZE], x1[0, F.SIDE_SIZE:])
-    np.testing.assert_array_equal(x0[0, F.SIDE_SIZE:], x1[0, :F.SIDE_SIZE])
+    base, extras = F.BASE_INPUTS, F.EXTRAS_PER_SIDE
+    np.testing.assert_array_equal(x0[0, :F.SIDE_SIZE], x1[0, F.SIDE_SIZE:base])
+    np.testing.assert_array_equal(x0[0, F.SIDE_SIZE:base], x1[0, :F.SIDE_SIZE])
+    np.testing.assert_array_equal(x0[0, base:base + extras], x1[0, base + extras:])
+    np.testing.assert_array_equal(x0[0, base + extras:], x1[0, base:base + extras])
+    assert x0[0, base:].any()  # a contact position: the contact inputs are in use
 
 
 def test_encode_checks_its_input():
@@ -123,3 +128,64 @@ def test_encode_checks_its_input():
         F.encode(np.zeros((2, 5), np.int64))
     with pytest.raises(ValueError, match="mover"):
         F.encode(rules.initial_array(0)[None], np.array([2]))
+
+
+def _extra(row, side, start):
+    k = next(k for k, n in enumerate(F.EXTRA_NAMES) if n.startswith(start))
+    return row[F.BASE_INPUTS + side * F.EXTRAS_PER_SIDE + k]
+
+
+def test_contact_inputs_by_hand():
+    # me: two on my 20 (an anchor), blots on my 10 and 8, my 2, 4 and 6 made (5 borne off);
+    # them, in my numbering: points made on my 9 and 3, single checkers on my 5 and my 1 (their
+    # rear checker)
+    me = {20: 2, 10: 1, 8: 1, 2: 2, 4: 2, 6: 2}
+    them = {25 - 9: 2, 25 - 3: 2, 25 - 5: 1, 25 - 1: 1}
+    row, cls = _encode(_position(me, them))
+    assert cls == F.CONTACT
+    # bar entry: three home points made: the opponent fails with 3 x 3 of 36 rolls
+    assert _extra(row, 0, "bar entry") == pytest.approx(9 / 36)
+    assert _extra(row, 0, "back anchor") == pytest.approx(20 / 24)
+    # pips to pass their rear checker on my 1: 2 x 19 + 9 + 7 + 2 x 1 + 2 x 3 + 2 x 5
+    assert _extra(row, 0, "pips still") == pytest.approx(72 / 100)
+    # mobility, single dice onto open points (their 9 and 3 blocked): the 20s 2 x 6, the 10
+    # five (not 9), the 8 five (not 3), the 6s 2 x 4 (not 3, not off), the 4s 2 x 2, the 2s 2 x 1
+    assert _extra(row, 0, "mobility") == pytest.approx(36 / 90)
+    # blockade: from my 20 their 9 is the block within 12 pips: landing below it takes 12 pips
+    # or more: 3-3 (17 14 11 8), 4-4 (16 12 8), 5-5 (15 10 5), 6-6 (14 8)
+    assert _extra(row, 0, "blockade") == pytest.approx(1 - 4 / 36)
+    # pip loss: each roll priced by the farthest-travelled blot it hits (my 10: 15 pips back,
+    # my 8: 17), worked out move by move below
+    loss = 0
+    for hi in range(1, 7):
+        for lo in range(1, hi + 1):
+            hit = [blot for blot in (10, 8) if _hit_by_hand(blot, hi, lo, starts=(9, 3, 5, 1), made={2, 4, 6, 20})]
+            if hit:
+                loss += (1 if hi == lo else 2) * max(25 - blot for blot in hit)
+    assert loss > 0
+    assert _extra(row, 0, "pip loss") == pytest.approx(loss / 36 / 24)
+
+
+def _hit_by_hand(blot, hi, lo, starts, made):
+    """Whether a checker of theirs on one of ``starts`` (my numbering: they move up) hits my
+    blot with the roll hi-lo; my points ``made`` block them."""
+    for start in starts:
+        if hi == lo:
+            p = start
+            for _ in range(4):
+                p += hi
+                if p in made or p > 24:
+                    break
+                if p == blot:
+                    return True
+        elif blot in (start + hi, start + lo):
+            return True
+        elif start + hi + lo == blot and (start + hi not in made or start + lo not in made):
+            return True
+    return False
+
+
+def test_contact_inputs_are_zero_in_a_race():
+    row, cls = _encode(_position({5: 3, 2: 2}, {6: 2, 1: 4}))
+    assert cls == F.RACE
+    assert not row[F.BASE_INPUTS:].any()

@@ -11,6 +11,11 @@ units in the same order (``INPUT_NAMES`` lists them; docs/backgammon.md explains
   opponent's home, the longest prime and where it ends, the rear checker's escaping rolls,
   checkers behind an opponent point outside its home, checkers outside home and crossovers still to make.
 
+then, since 2026-11-25, six contact inputs per side after both sides (``EXTRA_NAMES``): the
+opponent's blockade, mobility, pips to break contact, the back anchor, the pips a hit costs on
+average and the rolls that fail to enter from the bar. Networks trained before read only the
+first ``BASE_INPUTS`` (their ``inputs`` setting).
+
 ``position_class`` tells contact from race positions: once every checker of one side has
 passed every checker of the other, no checker can be hit again and a separate race network
 takes over. Everything is compiled and batched: ``encode(states, mover)`` fills one row per
@@ -49,7 +54,18 @@ FEATURE_NAMES = (
     "contact (1) or race (0)",
 )
 SIDE_SIZE = RAW_PER_SIDE + FEATURES_PER_SIDE
-INPUT_SIZE = 2 * SIDE_SIZE
+BASE_INPUTS = 2 * SIDE_SIZE
+"""The inputs of networks trained before the contact inputs below (their default)."""
+EXTRA_NAMES = (
+    "blockade: 1 - rolls (of 36) escaping from the worst point 13..25 holding a checker past the opponent's points within 12 pips",
+    "mobility: single-die moves open to the checkers / 90",
+    "pips still to move to pass the opponent's rear checker / 100",
+    "back anchor: highest point 13..24 made / 24 (0: none)",
+    "pip loss: pips a hit sets the side back, averaged over the opponent's 36 rolls / 24",
+    "bar entry: the opponent's rolls (of 36) that fail to enter against the side's home board / 36",
+)
+EXTRAS_PER_SIDE = len(EXTRA_NAMES)
+INPUT_SIZE = BASE_INPUTS + 2 * EXTRAS_PER_SIDE
 
 
 def _input_names() -> tuple[str, ...]:
@@ -60,6 +76,8 @@ def _input_names() -> tuple[str, ...]:
                 names.append(f"{side}: point {point} checkers {unit}")
         names += [f"{side}: bar / 2", f"{side}: borne off / 15"]
         names += [f"{side}: {name}" for name in FEATURE_NAMES]
+    for side in ("me", "opponent"):
+        names += [f"{side}: {name}" for name in EXTRA_NAMES]
     return tuple(names)
 
 
@@ -101,8 +119,9 @@ def is_contact(state) -> bool:
 
 @njit(cache=True)
 def _hits(hitter, target, blot_at, blocked):
-    """(direct, any): rolls (of 36) with which ``hitter`` hits at least one blot of ``target``
-    by one die, and in any way.
+    """(direct, any, pip loss): rolls (of 36) with which ``hitter`` hits at least one blot of
+    ``target`` by one die, and in any way; and the sum over the 36 rolls of the pips the
+    farthest-travelled blot hit by that roll loses (0 for a roll that hits nothing).
 
     Both arrays are in their own side's numbering (0 off, 25 bar); hitter's point j is target's
     point 25 - j. A hit lands on a target blot by one die (direct), or by both dice or a double's
@@ -120,15 +139,17 @@ def _hits(hitter, target, blot_at, blocked):
         elif target[i] >= 2:
             blocked[25 - i] = True  # target points made, in the hitter's numbering
     if not any_blot:
-        return 0, 0
+        return 0, 0, 0
     on_bar = hitter[25]
     direct_total = 0
     any_total = 0
+    loss_total = 0
     for r in range(21):
         hi = _ROLL_HI[r]
         lo = _ROLL_LO[r]
         direct = False
         hit = False
+        loss = 0  # a blot on the hitter's point p has travelled p pips: a hit sends it back that far
         for j in range(25, 0, -1):
             if hitter[j] == 0:
                 continue
@@ -143,6 +164,7 @@ def _hits(hitter, target, blot_at, blocked):
                         break
                     if blot_at[p]:
                         hit = True
+                        loss = max(loss, p)
                         if step == 0:
                             direct = True
                         break
@@ -152,17 +174,18 @@ def _hits(hitter, target, blot_at, blocked):
                     if p >= 1 and blot_at[p]:
                         direct = True
                         hit = True
-                if not hit and on_bar < 2:
+                        loss = max(loss, p)
+                if on_bar < 2:
                     p = j - hi - lo
                     if p >= 1 and blot_at[p] and (not blocked[j - hi] or not blocked[j - lo]):
                         hit = True
-            if direct:
-                break
+                        loss = max(loss, p)
         if direct:
             direct_total += _ROLL_WEIGHT[r]
         if hit:
             any_total += _ROLL_WEIGHT[r]
-    return direct_total, any_total
+            loss_total += _ROLL_WEIGHT[r] * loss
+    return direct_total, any_total, loss_total
 
 
 @njit(cache=True)
@@ -213,9 +236,93 @@ def _escapes(own, opp, blocked):
 
 
 @njit(cache=True)
-def _side_features(own, opp, contact, out, k, blot_at, blocked):
-    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:] (``blot_at`` and
-    ``blocked``: scratch rows of 26)."""
+def _escape_rolls(start, blocked):
+    """Rolls (of 36) that carry a checker on ``start`` past every blocked point outside the
+    side's home board within 12 pips in front of it, landing on open points (36 when none is
+    blocked there)."""
+    lowest = 0
+    for p in range(max(7, start - 12), start):
+        if blocked[p]:
+            lowest = p
+            break
+    if lowest == 0:
+        return 36
+    total = 0
+    for r in range(21):
+        hi = _ROLL_HI[r]
+        lo = _ROLL_LO[r]
+        ok = False
+        if hi == lo:
+            p = start
+            for _ in range(4):
+                p -= hi
+                if p < 1 or blocked[p]:
+                    break
+                if p < lowest:
+                    ok = True
+                    break
+        else:
+            for die in (hi, lo):
+                p = start - die
+                if 1 <= p < lowest and not blocked[p]:
+                    ok = True
+            p = start - hi - lo
+            if not ok and 1 <= p < lowest and not blocked[p] and (
+                    not blocked[start - hi] or not blocked[start - lo]):
+                ok = True
+        if ok:
+            total += _ROLL_WEIGHT[r]
+    return total
+
+
+@njit(cache=True)
+def _extra_features(own, opp, loss, out, k, blocked):
+    """EXTRAS_PER_SIDE contact units of side ``own`` (against ``opp``) into out[k:]; ``loss``:
+    the pip loss sum of ``_hits(opp, own)``; ``blocked``: a scratch row of 26."""
+    for i in range(26):
+        blocked[i] = False  # opponent points made, in own's numbering
+    for j in range(1, 25):
+        if opp[j] >= 2:
+            blocked[25 - j] = True
+    fewest = 36  # from the most hemmed-in point holding a checker, bar included
+    for start in range(13, 26):
+        if own[start] > 0:
+            fewest = min(fewest, _escape_rolls(start, blocked))
+    moves = 0
+    for die in range(1, 7):
+        if own[25] > 0:
+            if not blocked[25 - die]:
+                moves += own[25]
+            continue
+        for i in range(die + 1, 25):
+            if own[i] > 0 and not blocked[i - die]:
+                moves += own[i]
+    opp_rear = 25 - _rear(opp)  # the opponent's rear checker, in own's numbering
+    to_pass = 0
+    for i in range(opp_rear + 1, 26):
+        to_pass += (i - opp_rear) * own[i]
+    back_anchor = 0
+    for i in range(24, 12, -1):
+        if own[i] >= 2:
+            back_anchor = i
+            break
+    closed = 0
+    for i in range(1, 7):
+        if own[i] >= 2:
+            closed += 1
+    out[k] = 1.0 - fewest / 36.0
+    out[k + 1] = min(moves, 90) / 90.0
+    out[k + 2] = to_pass / 100.0
+    out[k + 3] = back_anchor / 24.0
+    out[k + 4] = loss / 36.0 / 24.0
+    out[k + 5] = closed * closed / 36.0
+
+
+@njit(cache=True)
+def _side_features(own, opp, contact, out, k, extra_k, blot_at, blocked):
+    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:] and its
+    EXTRAS_PER_SIDE contact units into out[extra_k:] (``blot_at`` and ``blocked``: scratch rows
+    of 26)."""
     pips = 0
     blots = 0
     made = 0
@@ -260,14 +367,17 @@ def _side_features(own, opp, contact, out, k, blot_at, blocked):
     out[k] = pips / 100.0
     out[k + 1] = blots / 5.0
     if contact:
-        direct, anyway = _hits(opp, own, blot_at, blocked)
+        direct, anyway, loss = _hits(opp, own, blot_at, blocked)
         out[k + 2] = direct / 36.0
         out[k + 3] = anyway / 36.0
         out[k + 9] = _escapes(own, opp, blocked) / 36.0
+        _extra_features(own, opp, loss, out, extra_k, blocked)
     else:
         out[k + 2] = 0.0
         out[k + 3] = 0.0
         out[k + 9] = 0.0
+        for i in range(EXTRAS_PER_SIDE):
+            out[extra_k + i] = 0.0
     out[k + 4] = made / 12.0
     out[k + 5] = home_made / 6.0
     out[k + 6] = anchors / 3.0
@@ -312,9 +422,10 @@ def _encode_one(s, seat, row, me, them, blot_at, blocked):
     _side_counts(s, 1 - seat, them)
     contact = _rear(me) + _rear(them) > 25
     _raw_side(me, row, 0)
-    _side_features(me, them, contact, row, RAW_PER_SIDE, blot_at, blocked)
+    _side_features(me, them, contact, row, RAW_PER_SIDE, BASE_INPUTS, blot_at, blocked)
     _raw_side(them, row, SIDE_SIZE)
-    _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, blot_at, blocked)
+    _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, BASE_INPUTS + EXTRAS_PER_SIDE,
+                   blot_at, blocked)
     return CONTACT if contact else RACE
 
 
@@ -382,23 +493,27 @@ def td_gammon_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.
 OUTPUTS = 5
 
 
-def contact_race_param_count(hidden: int) -> int:
-    """Length of the flat parameters of a contact/race network of ``hidden`` units a class:
-    ``[hidden]`` then, for contact and then race, ``W1 b1 W2 b2`` (``affine``'s layout)."""
-    return 1 + len(CLASS_NAMES) * (INPUT_SIZE * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+def contact_race_param_count(hidden: int, inputs: int) -> int:
+    """Length of the flat parameters of a contact/race network of ``hidden`` units a class
+    reading the first ``inputs`` inputs: ``[hidden, inputs]`` then, for contact and then race,
+    ``W1 b1 W2 b2`` (``affine``'s layout)."""
+    return 2 + len(CLASS_NAMES) * (inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
 
 
 def check_contact_race_params(params: np.ndarray) -> None:
     """Raises a ValueError unless ``params`` is a contact/race layout the kernel can read
     without bounds checks."""
-    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 1:
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 2:
         raise ValueError("contact/race network: not a flat float64 parameter array")
-    hidden = params[0]
+    hidden, inputs = params[0], params[1]
     if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH:
         raise ValueError(f"contact/race network: {hidden} hidden units; 1 to {MAX_WIDTH} are allowed")
-    if len(params) != contact_race_param_count(int(hidden)):
+    if inputs != int(inputs) or not 1 <= inputs <= INPUT_SIZE:
+        raise ValueError(f"contact/race network: {inputs} inputs; 1 to {INPUT_SIZE} are allowed")
+    expected = contact_race_param_count(int(hidden), int(inputs))
+    if len(params) != expected:
         raise ValueError(f"contact/race network: {len(params)} parameters where {int(hidden)} hidden "
-                         f"units need {contact_race_param_count(int(hidden))}")
+                         f"units over {int(inputs)} inputs need {expected}")
     if not np.all(np.isfinite(params)):
         raise ValueError("contact/race network: parameters that are not finite numbers")
 
@@ -420,11 +535,12 @@ def contact_race_value(state, seat, params):
     blocked = np.empty(26, np.bool_)
     position_class = _encode_one(state, mover, x, me, them, blot_at, blocked)
     hidden = int(params[0])
-    at = 1 + position_class * (INPUT_SIZE * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
-    h = affine(x, params, at, INPUT_SIZE, hidden)
+    inputs = int(params[1])
+    at = 2 + position_class * (inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+    h = affine(x, params, at, inputs, hidden)
     for j in range(hidden):
         h[j] = _sigmoid(h[j])
-    p = affine(h, params, at + INPUT_SIZE * hidden + hidden, hidden, OUTPUTS)
+    p = affine(h, params, at + inputs * hidden + hidden, hidden, OUTPUTS)
     # as contact_race_equity: made consistent (a backgammon is a gammon is a win) first
     win = min(max(_sigmoid(p[0]), 0.0), 1.0)
     wg = min(_sigmoid(p[1]), win)
