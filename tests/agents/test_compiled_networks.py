@@ -90,6 +90,8 @@ def gnn_sizes(hidden: float, layers: float, length: int) -> np.ndarray:
     (bg_features.check_contact_race_params, np.array([0.5, 3.0]), "hidden units"),
     (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0]), "inputs"),
     (bg_features.check_contact_race_params, np.zeros(5, np.float32), "float64"),
+    (bg_features.check_contact_race_params, np.array([np.inf, 3.0]), "not finite"),
+    (dw_features.check_gnn_params, gnn_sizes(np.inf, 1, 10), "not finite"),
     (dw_features.check_gnn_params, gnn_sizes(4, 99, 10), "rounds"),
     (dw_features.check_gnn_params, gnn_sizes(4, 1, dw_features.gnn_param_count(4, 1) + 1), "parameters where"),
 ])

@@ -12,7 +12,7 @@ units in the same order (``INPUT_NAMES`` lists them; docs/backgammon.md explains
   checkers behind an opponent point outside its home, checkers outside home and crossovers still to make.
 
 then, since 2026-11-25, six contact inputs per side after both sides (``EXTRA_NAMES``): the
-opponent's blockade, mobility, pips to break contact, the back anchor, the pips a hit costs on
+opponent's blockade, mobility, pips to reach the opponent's rear checker, the back anchor, the pips a hit costs on
 average and the rolls that fail to enter from the bar. Networks trained before read only the
 first ``BASE_INPUTS`` (their ``inputs`` setting).
 
@@ -59,7 +59,7 @@ BASE_INPUTS = 2 * SIDE_SIZE
 EXTRA_NAMES = (
     "blockade: 1 - rolls (of 36) escaping from the worst point 13..25 holding a checker past the opponent's points within 12 pips",
     "mobility: single-die moves open to the checkers / 90",
-    "pips still to move to pass the opponent's rear checker / 100",
+    "pips still to move to reach the opponent's rear checker / 100 (its checker on the bar: the pip count)",
     "back anchor: highest point 13..24 made / 24 (0: none)",
     "pip loss: pips a hit sets the side back, averaged over the opponent's 36 rolls / 24",
     "bar entry: the opponent's rolls (of 36) that fail to enter against the side's home board / 36",
@@ -505,6 +505,8 @@ def check_contact_race_params(params: np.ndarray) -> None:
     without bounds checks."""
     if params.ndim != 1 or params.dtype != np.float64 or len(params) < 2:
         raise ValueError("contact/race network: not a flat float64 parameter array")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("contact/race network: parameters that are not finite numbers")
     hidden, inputs = params[0], params[1]
     if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH:
         raise ValueError(f"contact/race network: {hidden} hidden units; 1 to {MAX_WIDTH} are allowed")
@@ -514,8 +516,6 @@ def check_contact_race_params(params: np.ndarray) -> None:
     if len(params) != expected:
         raise ValueError(f"contact/race network: {len(params)} parameters where {int(hidden)} hidden "
                          f"units over {int(inputs)} inputs need {expected}")
-    if not np.all(np.isfinite(params)):
-        raise ValueError("contact/race network: parameters that are not finite numbers")
 
 
 @njit(cache=True)

@@ -175,6 +175,8 @@ def check_gnn_params(params: np.ndarray) -> None:
     checks."""
     if params.ndim != 1 or params.dtype != np.float64 or len(params) < 2:
         raise ValueError("dice_wars network: not a flat float64 parameter array")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("dice_wars network: parameters that are not finite numbers")
     hidden, layers = params[0], params[1]
     if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH or layers != int(layers) or not 0 <= layers <= 16:
         raise ValueError(f"dice_wars network: {hidden} hidden units and {layers} rounds; 1 to "
@@ -182,8 +184,6 @@ def check_gnn_params(params: np.ndarray) -> None:
     expected = gnn_param_count(int(hidden), int(layers))
     if len(params) != expected:
         raise ValueError(f"dice_wars network: {len(params)} parameters where its sizes need {expected}")
-    if not np.all(np.isfinite(params)):
-        raise ValueError("dice_wars network: parameters that are not finite numbers")
 
 
 @njit(cache=True)
