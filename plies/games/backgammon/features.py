@@ -189,6 +189,39 @@ def _hits(hitter, target, blot_at, blocked):
 
 
 @njit(cache=True)
+def _rolls_landing_below(start, target, blocked):
+    """Rolls (of 36) that carry one checker from ``start`` to an open point below ``target``
+    (and above 0), by one die, by both with an open point between, or by a double's steps over
+    open points."""
+    total = 0
+    for r in range(21):
+        hi = _ROLL_HI[r]
+        lo = _ROLL_LO[r]
+        ok = False
+        if hi == lo:
+            p = start
+            for _ in range(4):
+                p -= hi
+                if p < 1 or blocked[p]:
+                    break
+                if p < target:
+                    ok = True
+                    break
+        else:
+            for die in (hi, lo):
+                p = start - die
+                if 1 <= p < target and not blocked[p]:
+                    ok = True
+            p = start - hi - lo
+            if not ok and 1 <= p < target and not blocked[p] and (
+                    not blocked[start - hi] or not blocked[start - lo]):
+                ok = True
+        if ok:
+            total += _ROLL_WEIGHT[r]
+    return total
+
+
+@njit(cache=True)
 def _escapes(own, opp, blocked):
     """Rolls (of 36) that carry own's rear checker past the nearest opponent point within 12
     pips in front of it, landing on open points (0 when no opponent point is that close);
@@ -207,32 +240,7 @@ def _escapes(own, opp, blocked):
                 last_block = p
     if last_block == 0:
         return 0
-    total = 0
-    for r in range(21):
-        hi = _ROLL_HI[r]
-        lo = _ROLL_LO[r]
-        ok = False
-        if hi == lo:
-            p = rear
-            for _ in range(4):
-                p -= hi
-                if p < 1 or blocked[p]:
-                    break
-                if p < last_block:
-                    ok = True
-                    break
-        else:
-            for die in (hi, lo):
-                p = rear - die
-                if 1 <= p < last_block and not blocked[p]:
-                    ok = True
-            p = rear - hi - lo
-            if not ok and 1 <= p < last_block and not blocked[p] and (
-                    not blocked[rear - hi] or not blocked[rear - lo]):
-                ok = True
-        if ok:
-            total += _ROLL_WEIGHT[r]
-    return total
+    return _rolls_landing_below(rear, last_block, blocked)
 
 
 @njit(cache=True)
@@ -247,32 +255,7 @@ def _escape_rolls(start, blocked):
             break
     if lowest == 0:
         return 36
-    total = 0
-    for r in range(21):
-        hi = _ROLL_HI[r]
-        lo = _ROLL_LO[r]
-        ok = False
-        if hi == lo:
-            p = start
-            for _ in range(4):
-                p -= hi
-                if p < 1 or blocked[p]:
-                    break
-                if p < lowest:
-                    ok = True
-                    break
-        else:
-            for die in (hi, lo):
-                p = start - die
-                if 1 <= p < lowest and not blocked[p]:
-                    ok = True
-            p = start - hi - lo
-            if not ok and 1 <= p < lowest and not blocked[p] and (
-                    not blocked[start - hi] or not blocked[start - lo]):
-                ok = True
-        if ok:
-            total += _ROLL_WEIGHT[r]
-    return total
+    return _rolls_landing_below(start, lowest, blocked)
 
 
 @njit(cache=True)
