@@ -19,8 +19,12 @@ minibatch steps of Adam over those positions (cross-entropy against the targets,
 through its class's network). With ``--targets search`` a position's target is instead the
 network's own 1-ply search of it (each of the 21 rolls of the side to move, the reply the network
 picks, averaged: ``search_targets``) for a ``--label-share`` of the positions: labels of far less
-variance than a game's return, at about 15 times the CPU of a TD game per labelled game. Each worker's dice come from a seed of (seed, round, worker), so a
-run gives the same network for a seed whatever the timing, and ``--resume`` continues exactly.
+variance than a game's return, at about 15 times the CPU of a TD game per labelled game. With
+``--targets rollout`` the label is a truncated rollout (gnubg's way of labelling its training
+positions): each of the 21 first rolls played out ``--trials`` times by the network for
+``--horizon`` moves, then scored by the network (``rollout_targets``). ``--epochs`` passes of Adam
+go over each round's positions. Each worker's dice come from a seed of (seed, round, worker), so
+a run gives the same network for a seed whatever the timing, and ``--resume`` continues exactly.
 
 Every ``--eval-every`` games a snapshot plays ``--eval-games`` games at 1-ply against each
 ``--opponent`` (default pubeval and gnubg at 0 ply) through the tournament engine; the rates, their
@@ -237,22 +241,98 @@ def numpy_weights(model) -> list[tuple[np.ndarray, ...]]:
             for net in model.nets]
 
 
+class _Mover:
+    """The greedy 1-ply player of many games at once, with its scratch buffers: each call moves
+    every rolled game (``expand``), scores the afterstates in one forward pass and takes the
+    mover's pick (``choose``)."""
+
+    def __init__(self, weights: list[tuple[np.ndarray, ...]], capacity: int = 4096 * 4) -> None:
+        self.weights = weights
+        self.buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
+        self.owner = np.zeros(capacity, np.int64)
+        self.tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
+        self.tmp_paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
+        self.undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
+
+    def move(self, states: np.ndarray) -> dict[str, np.ndarray]:
+        """Moves every game of ``states`` that waits for its mover (in place; finished games stay);
+        returns the afterstate rows, the row each game took (``best``, -1: none), the rows' inputs,
+        classes, outputs (from the view of the side to move next), that side and the points of
+        rows that end the game."""
+        count = expand(states, self.buffer, self.owner, self.tmp_out, self.tmp_paths)
+        while count < 0:
+            self.buffer = np.zeros((2 * len(self.buffer), rules.STATE_SIZE), np.int64)
+            self.owner = np.zeros(len(self.buffer), np.int64)
+            count = expand(states, self.buffer, self.owner, self.tmp_out, self.tmp_paths)
+        rows = self.buffer[:count]
+        terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
+        mover = features.next_mover(rows)
+        x, classes = features.encode(rows, mover)
+        p = _numpy_forward(self.weights, x, classes)
+        best = np.zeros(len(states), np.int64)
+        choose(self.owner[:count], count, _money_equity(p.astype(np.float64)), terminal, len(states), best)
+        taken = np.flatnonzero(best >= 0)
+        states[taken] = rows[best[taken]]
+        return {"rows": rows, "best": best, "x": x, "classes": classes, "p": p, "mover": mover,
+                "terminal": terminal}
+
+
+def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray, horizon: int, trials: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Truncated-rollout labels of positions waiting for a roll, from the next mover's view (as
+    ``search_targets``): each of the 21 rolls of the next mover is played out ``trials`` times by
+    the greedy 1-ply network for ``horizon`` moves (the later rolls drawn from ``rng``), and each
+    trial ends in the game's result or, where the game goes on, the network's outputs there; the
+    trials are averaged with the first roll's chance (the first roll stratified, so its luck adds
+    no variance)."""
+    afterstates = np.ascontiguousarray(afterstates, np.int64)
+    if len(afterstates) == 0:
+        return np.zeros((0, OUTPUTS), np.float64)
+    if (afterstates[:, rules.PLAYER] != CHANCE).any() or (afterstates[:, rules.ROLLS] == 0).any():
+        raise ValueError("rollout_targets labels positions waiting for a roll after the opening")
+    if horizon < 1 or trials < 1:
+        raise ValueError(f"a rollout needs a horizon and trials of at least 1, not {horizon} and {trials}")
+    per = 21
+    rolled = np.zeros((len(afterstates) * per, rules.STATE_SIZE), np.int64)
+    probs = np.zeros(len(rolled), np.float64)
+    mover = _Mover(weights)
+    roll_every_way(afterstates, rolled, probs, mover.undo)
+    live = np.flatnonzero(probs > 0)
+    states = np.repeat(rolled[live], trials, axis=0)
+    weight = np.repeat(probs[live], trials) / trials
+    source = np.repeat(live // per, trials)
+    roller = features.next_mover(afterstates)[source]
+    for step in range(horizon):
+        if step:  # the first roll is the stratified one
+            roll(states, rng.random(len(states)), mover.undo)
+        mover.move(states)
+    values = np.zeros((len(states), OUTPUTS), np.float64)
+    over = states[:, 0] == TERMINAL
+    going = np.flatnonzero(~over)
+    if len(going):
+        view = features.next_mover(states[going])
+        x, classes = features.encode(states[going], view)
+        p = _numpy_forward(weights, x, classes).astype(np.float64)
+        values[going] = np.where((view == roller[going])[:, None], p, flip(p))
+    for k in np.flatnonzero(over):
+        values[k] = outcome_vector(states[k], int(roller[k]))
+    targets = np.zeros((len(afterstates), OUTPUTS), np.float64)
+    np.add.at(targets, source, values * weight[:, None])
+    return targets
+
+
 def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam: float,
-               parallel: int = 64, targets: str = "td", label_share: float = 1.0) -> dict[str, np.ndarray]:
+               parallel: int = 64, targets: str = "td", label_share: float = 1.0, horizon: int = 10,
+               trials: int = 1) -> dict[str, np.ndarray]:
     """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
     target (``targets``: "td", the TD(lambda) return; "search", the network's 1-ply search of the
-    position, ``search_targets``, for a random ``label_share`` of the positions, the others being
-    left out), plus the games' lengths and points."""
+    position, ``search_targets``; "rollout", ``rollout_targets`` of ``horizon`` moves and
+    ``trials`` trials per roll; the last two for a random ``label_share`` of the positions, the
+    others being left out), plus the games' lengths and points."""
     rng = np.random.default_rng(seed)
     parallel = min(parallel, games)
     states = np.stack([rules.initial_array(1) for _ in range(parallel)])
-    capacity = 4096 * 4
-    buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
-    owner = np.zeros(capacity, np.int64)
-    tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
-    tmp_paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
-    undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
-    best = np.zeros(parallel, np.int64)
+    mover = _Mover(weights)
     traj_x: list[list[np.ndarray]] = [[] for _ in range(parallel)]
     traj_c: list[list[int]] = [[] for _ in range(parallel)]
     traj_v: list[list[np.ndarray]] = [[] for _ in range(parallel)]
@@ -262,39 +342,30 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
     started = parallel
     finished = 0
     while finished < games:
-        roll(states, rng.random(parallel), undo)
-        count = expand(states, buffer, owner, tmp_out, tmp_paths)
-        while count < 0:
-            capacity *= 2
-            buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
-            owner = np.zeros(capacity, np.int64)
-            count = expand(states, buffer, owner, tmp_out, tmp_paths)
-        rows = buffer[:count]
-        terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
-        mover = features.next_mover(rows)
-        x, classes = features.encode(rows, mover)
-        p = _numpy_forward(weights, x, classes)
-        equity = _money_equity(p.astype(np.float64))
-        choose(owner[:count], count, equity, terminal, parallel, best)
+        roll(states, rng.random(parallel), mover.undo)
+        step = mover.move(states)
+        rows, best, x, classes, p, terminal = (step[k] for k in ("rows", "best", "x", "classes", "p", "terminal"))
         for g in range(parallel):
             k = best[g]
             if k < 0:
                 continue
             if terminal[k] > 0:  # the game is over: its positions get their targets
-                states[g] = rows[k]
                 if traj_x[g]:
                     sides = np.array(traj_side[g])
                     final = outcome_vector(rows[k], int(sides[-1]))
-                    if targets == "search":
-                        keep = np.flatnonzero(rng.random(len(traj_s[g])) < label_share)
-                        out_x.append(np.stack(traj_x[g])[keep])
-                        out_c.append(np.array(traj_c[g], np.int8)[keep])
-                        out_t.append(search_targets(weights, np.stack(traj_s[g])[keep]).astype(np.float32))
-                    else:
+                    if targets == "td":
                         out_x.append(np.stack(traj_x[g]))
                         out_c.append(np.array(traj_c[g], np.int8))
                         out_t.append(lambda_returns(np.stack(traj_v[g]).astype(np.float64), sides, final,
                                                     lam).astype(np.float32))
+                    else:
+                        keep = np.flatnonzero(rng.random(len(traj_s[g])) < label_share)
+                        chosen = np.stack(traj_s[g])[keep]
+                        labels = (search_targets(weights, chosen) if targets == "search"
+                                  else rollout_targets(weights, chosen, horizon, trials, rng))
+                        out_x.append(np.stack(traj_x[g])[keep])
+                        out_c.append(np.array(traj_c[g], np.int8)[keep])
+                        out_t.append(labels.astype(np.float32))
                 lengths.append(len(traj_x[g]))
                 points.append(int(rows[k, rules.POINTS]))
                 finished += 1
@@ -303,12 +374,11 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
                     states[g] = rules.initial_array(1)
                     started += 1
                 continue
-            states[g] = rows[k]
             traj_x[g].append(x[k])
             traj_c[g].append(int(classes[k]))
             traj_v[g].append(p[k])
-            traj_side[g].append(int(mover[k]))
-            if targets == "search":
+            traj_side[g].append(int(step["mover"][k]))
+            if targets != "td":
                 traj_s[g].append(rows[k].copy())
     return {"x": np.concatenate(out_x), "classes": np.concatenate(out_c), "targets": np.concatenate(out_t),
             "lengths": np.array(lengths), "points": np.array(points)}
@@ -319,19 +389,22 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     from threadpoolctl import threadpool_limits
 
     require_torch().set_num_threads(1)  # one thread a worker: the workers fill the cores
-    weights, games, seed, lam, targets, label_share = job
+    weights, games, seed, lam, targets, label_share, horizon, trials = job
     # numpy's BLAS on one thread too: its sums then do not depend on how many threads a backend
     # gives a worker (Ray gives one, a forked process as many as the cores), so a seed trains
     # the same network on both
     with threadpool_limits(limits=1, user_api="blas"):
-        return play_games(weights, games, seed, lam, targets=targets, label_share=label_share)
+        return play_games(weights, games, seed, lam, targets=targets, label_share=label_share, horizon=horizon,
+                          trials=trials)
 
 
 # ----- the recipe --------------------------------------------------------------------------------
-TARGETS = ("td", "search")
+TARGETS = ("td", "search", "rollout")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
-_FIXED = ("lam", "seed", "workers", "round_games", "batch")
+_FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs")
+# what runs made before these settings existed used
+_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1}
 _HELP = __doc__
 
 
@@ -342,11 +415,12 @@ def evaluate(weights: Path, opponent: str, games: int, seed: int, workers: int) 
                          win=lambda points: points > 0)
 
 
-def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: np.random.Generator) -> float:
+def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: np.random.Generator,
+         epochs: int = 1) -> float:
     x = torch.from_numpy(data["x"])
     classes = torch.from_numpy(data["classes"].astype(np.int64))
     targets = torch.from_numpy(data["targets"])
-    order = rng.permutation(len(x))
+    order = np.concatenate([rng.permutation(len(x)) for _ in range(epochs)])
     total, steps = 0.0, 0
     for start in range(0, len(order), batch):
         rows = torch.from_numpy(order[start:start + batch])
@@ -408,9 +482,16 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
         p.add_argument("--targets", choices=TARGETS, default="td",
                        help="td: TD(lambda) returns; search: each position's 1-ply search by the current "
-                            "network (labels of far less variance, about 15x the CPU a labelled game)")
+                            "network (labels of far less variance, about 15x the CPU a labelled game); "
+                            "rollout: truncated rollouts of the current network (--horizon, --trials)")
         p.add_argument("--label-share", type=float, default=1.0,
-                       help="with --targets search: the share of positions labelled and learned from")
+                       help="with --targets search or rollout: the share of positions labelled and learned from")
+        p.add_argument("--horizon", type=int, default=_FIXED_DEFAULTS["horizon"],
+                       help="with --targets rollout: moves a rollout plays before the network scores it")
+        p.add_argument("--trials", type=int, default=_FIXED_DEFAULTS["trials"],
+                       help="with --targets rollout: rollouts for each of the 21 first rolls")
+        p.add_argument("--epochs", type=int, default=_FIXED_DEFAULTS["epochs"],
+                       help="passes of Adam over each round's positions")
         p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
         p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
         p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
@@ -425,15 +506,19 @@ class BackgammonRecipe(Recipe):
                             "plays exactly as the old one at first")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
-        for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games"):
+        for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games", "horizon", "trials",
+                     "epochs"):
             if getattr(args, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
         if args.eval_every < 0:
             raise ValueError("--eval-every must be 0 (no evaluation) or more")
         if not 0.0 < args.label_share <= 1.0:
             raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
-        if args.targets != "search" and args.label_share != 1.0:
-            raise ValueError("--label-share applies to --targets search only")
+        if args.targets == "td" and args.label_share != 1.0:
+            raise ValueError("--label-share applies to --targets search and rollout only")
+        if args.targets != "rollout" and (args.horizon, args.trials) != (_FIXED_DEFAULTS["horizon"],
+                                                                         _FIXED_DEFAULTS["trials"]):
+            raise ValueError("--horizon and --trials apply to --targets rollout only")
         if not 0.0 <= args.lam <= 1.0:
             raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
         if not 0.0 < args.lr < 1.0:
@@ -448,13 +533,15 @@ class BackgammonRecipe(Recipe):
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
         return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
-                                              "label_share")}
+                                              "label_share", "horizon", "trials", "epochs")}
 
     def new_progress(self) -> dict[str, Any]:
         return {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
 
     def resumed_config(self, run: Run, stored: dict[str, Any]) -> dict[str, Any]:
         args, config = run.args, run.config
+        for key, value in _FIXED_DEFAULTS.items():
+            stored.setdefault(key, value)
         check_kept(run, stored, _FIXED)
         stored.setdefault("targets", "td")
         stored.setdefault("label_share", 1.0)
@@ -485,7 +572,7 @@ class BackgammonRecipe(Recipe):
         return FIELDS + rate_fields(_opponents(args))
 
     def bar_label(self, game: Any, args: argparse.Namespace) -> str:
-        return f"backgammon {'search labels' if args.targets == 'search' else 'TD(lambda)'}"
+        return f"backgammon {dict(td='TD(lambda)', search='search labels', rollout='rollout labels')[args.targets]}"
 
     def open(self, run: Run) -> None:
         run.state["window"] = self._new_window(run.progress["games"])
@@ -501,10 +588,10 @@ class BackgammonRecipe(Recipe):
         per_round = args.workers * args.round_games
         weights = numpy_weights(run.model)
         jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
-                 args.label_share) for w in range(args.workers)]
+                 args.label_share, args.horizon, args.trials) for w in range(args.workers)]
         results = run.rounds(jobs)
         data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
-        loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng)
+        loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng, args.epochs)
         progress["round"] += 1
         progress["games"] += per_round
         progress["positions"] += len(data["x"])
@@ -584,13 +671,17 @@ def _command(config: dict) -> str:
         for start, *changed_to in changes:
             if start < games:  # entries of [games, kind] come from runs whose share never changed
                 kind, fraction = changed_to if len(changed_to) == 2 else (changed_to[0], share)
-        return "" if kind == "td" else f" --targets {kind} --label-share {fraction}"
+        if kind == "td":
+            return ""
+        rollout = f" --horizon {config['horizon']} --trials {config['trials']}" if kind == "rollout" else ""
+        return f" --targets {kind} --label-share {fraction}{rollout}"
 
+    epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
         f"--inputs {config.get('inputs', features.BASE_INPUTS)} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
-        f"--workers {config['workers']} --round-games {config['round_games']}{targets_until(games)}"))
+        f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network
         first, sep, rest = command.partition(" && ")
         command = f"{first} --init-from {config['init_from']}{sep}{rest}"

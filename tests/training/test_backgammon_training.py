@@ -115,7 +115,7 @@ def test_resume_refuses_other_settings_and_fresh_runs_refuse_a_checkpoint(tmp_pa
 
 
 @pytest.mark.parametrize("flag,value", [("--games", "0"), ("--lam", "1.5"), ("--workers", "0"), ("--lr", "2"),
-                                        ("--label-share", "0")])
+                                        ("--label-share", "0"), ("--horizon", "0"), ("--epochs", "0")])
 def test_bad_settings_are_refused(tmp_path, flag, value):
     with pytest.raises(ValueError, match=flag):
         engine.train("backgammon", _args(tmp_path, 4, flag, value))
@@ -260,6 +260,62 @@ def test_search_labelled_self_play_keeps_a_share_of_the_positions():
     assert ((full["targets"] >= 0) & (full["targets"] <= 1)).all()
     again = T.play_games(weights, 4, seed=5, lam=0.7, parallel=4, targets="search", label_share=0.5)
     np.testing.assert_array_equal(again["targets"], half["targets"])  # seeded
+
+
+def _contact_positions(weights, count: int) -> np.ndarray:
+    """Positions waiting for a roll from a few games of the greedy network."""
+    rng = np.random.default_rng(0)
+    states = np.stack([rules.initial_array(1) for _ in range(8)])
+    mover, found = T._Mover(weights), []
+    while len(found) < count:
+        T.roll(states, rng.random(len(states)), mover.undo)
+        mover.move(states)
+        found += [s.copy() for s in states if s[rules.PLAYER] == CHANCE and s[rules.ROLLS] > 0]
+    return np.array(found[:count])
+
+
+def test_a_one_move_rollout_is_the_one_ply_search():
+    # a rollout of one move plays the first roll's best reply and scores it: the 1-ply search
+    torch.manual_seed(3)
+    weights = T.numpy_weights(ContactRaceNet(hidden=6))
+    positions = np.concatenate([_contact_positions(weights, 12),
+                                _waiting_for_roll({6: 2}, {1: 1}, roller=0)[None],
+                                _waiting_for_roll({6: 15}, {1: 1}, roller=1)[None]])
+    for trials in (1, 3):  # every trial of a one-move rollout is the same
+        rollout = T.rollout_targets(weights, positions, 1, trials, np.random.default_rng(0))
+        np.testing.assert_allclose(rollout, T.search_targets(weights, positions), atol=1e-6)
+
+
+def test_rollouts_are_exact_where_every_roll_wins_and_seeded_otherwise():
+    weights = T.numpy_weights(ContactRaceNet(hidden=4))
+    won = _waiting_for_roll({1: 1}, {6: 15}, roller=0)
+    np.testing.assert_allclose(T.rollout_targets(weights, won[None], 10, 2, np.random.default_rng(0))[0],
+                               [1, 1, 0, 0, 0], atol=1e-12)
+    positions = _contact_positions(weights, 6)
+    a = T.rollout_targets(weights, positions, 6, 2, np.random.default_rng(7))
+    b = T.rollout_targets(weights, positions, 6, 2, np.random.default_rng(7))
+    c = T.rollout_targets(weights, positions, 6, 2, np.random.default_rng(8))
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)  # later rolls are drawn: another seed, other games
+    assert ((a >= 0) & (a <= 1)).all()
+    with pytest.raises(ValueError, match="opening"):
+        T.rollout_targets(weights, rules.initial_array(1)[None], 6, 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="horizon"):
+        T.rollout_targets(weights, positions, 0, 1, np.random.default_rng(0))
+
+
+def test_a_run_on_rollout_labels_resumes_exactly_and_keeps_its_rollouts(tmp_path):
+    rollout = ("--targets", "rollout", "--label-share", "0.1", "--horizon", "3", "--trials", "1", "--epochs", "2")
+    engine.train("backgammon", _args(tmp_path / "straight", 8, *rollout))
+    engine.train("backgammon", _args(tmp_path / "split", 4, *rollout))
+    with pytest.raises(ValueError, match="horizon"):
+        engine.train("backgammon", _args(tmp_path / "split", 8, "--resume", *rollout[:-5], "4", *rollout[-4:]))
+    card = engine.train("backgammon", _args(tmp_path / "split", 8, "--resume", *rollout))
+    a = _weights(tmp_path / "straight" / "backgammon_net.pt")
+    b = _weights(tmp_path / "split" / "backgammon_net.pt")
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    assert card["command"].endswith("--epochs 2 --targets rollout --label-share 0.1 --horizon 3 --trials 1")
 
 
 @pytest.mark.slow
