@@ -304,6 +304,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     return engine.main([args.game, *args.options])
 
 
+def cmd_train_policy(args: argparse.Namespace) -> int:
+    from plies.training import policy
+
+    return policy.main([args.game, *args.options])
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     from plies.games.registry import entries
 
@@ -455,6 +461,14 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("game", help="the game whose network to train (plies games lists them)")
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)
+
+    tp = sub.add_parser("train-policy", help="distil a game's value network into a policy network for "
+                        "MCTS's priors (extra 'nn')",
+                        description="a policy network learns the priors PUCT takes from the value network "
+                        "(plies/training/policy.py). `plies train-policy GAME --help` lists the options.")
+    tp.add_argument("game", help="the game (two players, no chance, a value network)")
+    tp.add_argument("options", nargs=argparse.REMAINDER, help="its options (see GAME --help)")
+    tp.set_defaults(func=cmd_train_policy)
 
     ra = sub.add_parser("rate", help="place an agent on the game's rating ladder (extra 'eval')",
                         description="Plays the agent against the ladder's rungs nearest its estimate until "

@@ -1,5 +1,5 @@
 """Monte Carlo tree search (UCT with random rollouts or an evaluation at the leaves; PUCT with
-priors from the evaluation), compiled once for every game.
+priors from the evaluation or from a policy network), compiled once for every game.
 
 Each node keeps, for every seat, the sum of the returns of the simulations through it; a
 node is scored for the player who moved into it, so the same code serves two players, many
@@ -16,6 +16,7 @@ from numba import njit, types
 from plies.agents.base import BaseAgent, Range
 from plies.agents.evaluator_specs import check_eval_spec, compiled_evaluator_for
 from plies.agents.evaluators import HeuristicEvaluator
+from plies.agents.value_net import compiled_policy_params
 from plies.games.kernels import (
     CHANCE,
     EVAL_T,
@@ -27,12 +28,19 @@ from plies.games.kernels import (
     kernel_refs,
 )
 from plies.games.state import GameState
+from plies.games.value_kernels import FEATURES_SIG, FEATURES_T, features_ref, mlp_forward
 
 _I1 = types.int64[::1]
 _F1 = types.float64[::1]
 _F2 = types.float64[:, ::1]
 
 _NO_PARAMS = np.zeros(1, np.float64)
+
+
+@njit(FEATURES_SIG, cache=True)
+def _no_features(state, out):
+    """The features kernel passed when the search runs no policy network."""
+
 ROLLOUT, EVAL_EACH_SEAT, EVAL_ZERO_SUM = 0, 1, 2
 """How a new leaf is scored (``mcts_search``'s ``eval_mode``)."""
 
@@ -57,12 +65,12 @@ def _sample(probs, n, u):
 @njit(
     types.int64(STATE_T, types.int64, types.float64, types.int64, types.int64, KERNELS_T,
                 EVAL_T, _F1, types.int64, types.int64[:, ::1], _F2, _F1, _I1, _I1, _F1, _I1, _I1,
-                types.float64, _F1, _F1),
+                types.float64, _F1, _F1, FEATURES_T, _F1, _F1),
     cache=True,
 )
 def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, evaluate, eval_params,
                 eval_mode, nodes, value_sums, ret, legal_buf, undo_row, probs, root_actions,
-                root_visits, prior_temperature, child_values, priors):
+                root_visits, prior_temperature, child_values, priors, features_into, policy_params, features_row):
     """Run ``simulations`` and write each root action with its visit count; returns their number.
 
     With ``prior_temperature`` > 0 (an evaluation, no chance nodes) the search is PUCT: when a
@@ -70,6 +78,11 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
     in ``child_values``), the children's priors are the softmax of those values over
     ``prior_temperature`` (kept in ``priors``: worked out once, not at every visit), an unvisited child counts its own value as its mean, and a child is
     picked by mean + exploration * prior * sqrt(parent visits) / (1 + visits).
+
+    With ``policy_params`` (a policy network's flat parameters, more than one number) the priors
+    come from that network instead: one pass over the node's inputs (``features_into``, written
+    into ``features_row``), its logits' softmax over the legal actions. An unvisited child then
+    counts the parent's mean as its own (its value is not known before its visit).
 
     A new leaf is scored by a random rollout (``eval_mode`` ROLLOUT), or by ``evaluate`` (a
     heuristic or a compiled network, chance nodes included, as expectiminimax scores them):
@@ -82,7 +95,8 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
     legal, apply, returns, chance_outcomes = (kernels.legal_actions, kernels.apply_action, kernels.returns,
                                               kernels.chance_outcomes)
     undo = kernels.undo_action
-    use_priors = prior_temperature > 0.0 and eval_mode != ROLLOUT
+    use_policy = policy_params.shape[0] > 1 and eval_mode != ROLLOUT
+    use_priors = prior_temperature > 0.0 and eval_mode != ROLLOUT and not use_policy
     np.random.seed(seed)
     num_seats = value_sums.shape[1]
     capacity = nodes.shape[0]
@@ -128,6 +142,18 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
                         else:
                             child_values[child] = evaluate(state, player, eval_params)
                         undo(state, legal_buf[i], undo_row)
+                if use_policy and player != CHANCE:  # the policy network's softmax over the legal actions
+                    features_into(state, features_row)
+                    logits = mlp_forward(features_row, policy_params)
+                    top = -1e300
+                    for i in range(n):
+                        top = max(top, logits[legal_buf[i]])
+                    total = 0.0
+                    for i in range(n):
+                        priors[used + i] = np.exp(logits[legal_buf[i]] - top)
+                        total += priors[used + i]
+                    for i in range(n):
+                        priors[used + i] /= total
                 if use_priors and player != CHANCE:  # the softmax over the new children
                     top = -1e300
                     for i in range(n):
@@ -147,14 +173,22 @@ def mcts_search(root, simulations, exploration, rollout_cap, seed, kernels, eval
             if player == CHANCE:
                 n = chance_outcomes(state, legal_buf, probs)
                 pick = first + _sample(probs, n, np.random.random())
-            elif use_priors:
+            elif use_priors or use_policy:
                 pick = first
                 best = -1e300
                 scale = exploration * np.sqrt(nodes[node, VISITS] + 1.0)
+                unvisited = 0.0  # with a policy: the parent's mean
+                if use_policy and nodes[node, VISITS] > 0:
+                    unvisited = value_sums[node, player] / nodes[node, VISITS]
                 for k in range(count):
                     child = first + k
                     visits = nodes[child, VISITS]
-                    mean = value_sums[child, player] / visits if visits > 0 else child_values[child]
+                    if visits > 0:
+                        mean = value_sums[child, player] / visits
+                    elif use_priors:
+                        mean = child_values[child]
+                    else:
+                        mean = unvisited
                     score = mean + scale * priors[child] / (1.0 + visits) + 1e-9 * np.random.random()
                     if score > best:
                         best = score
@@ -229,10 +263,14 @@ class MCTSAgent(BaseAgent):
     game's shipped network, in compiled code), ``<file>.pt`` or a heuristic of the game.
     ``prior_temperature=T`` (> 0, with ``eval=``, games without chance) makes it PUCT with
     priors from the evaluation: each child's prior is the softmax of its value over T.
+    ``policy=net`` (the game's shipped policy network) or ``policy=FILE.pt`` (with ``eval=``,
+    games without chance that declare ``features_into``) makes it PUCT with the priors of a
+    policy network: one network pass a node, where value priors score every child.
     """
 
     spec_name = "mcts"
-    description = "Monte Carlo tree search: UCT with random rollouts or eval= leaves; PUCT with prior_temperature"
+    description = ("Monte Carlo tree search: UCT with random rollouts or eval= leaves; PUCT with prior_temperature "
+                   "or policy=")
     limits = {
         "simulations": Range(1, 10_000_000, integer=True),
         "exploration": Range(0, 1e6),
@@ -248,6 +286,7 @@ class MCTSAgent(BaseAgent):
         rollout_cap: int = 0,
         eval: str = "",
         prior_temperature: float = 0.0,
+        policy: str = "",
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -257,7 +296,15 @@ class MCTSAgent(BaseAgent):
         check_eval_spec(eval)
         if prior_temperature > 0 and not eval:
             raise ValueError("prior_temperature needs eval=... (the priors come from the evaluation)")
+        if policy and not eval:
+            raise ValueError("policy= needs eval=... (the policy gives the priors, the evaluation the leaves' values)")
+        if policy and prior_temperature > 0:
+            raise ValueError("policy= and prior_temperature= both set the priors: take one")
+        if policy:
+            check_eval_spec(policy)
         self.prior_temperature = float(prior_temperature)
+        self.policy_name = policy
+        self._policies: dict[tuple, np.ndarray] = {}
         self.simulations = simulations
         self.exploration = exploration
         self.rollout_cap = rollout_cap
@@ -267,8 +314,8 @@ class MCTSAgent(BaseAgent):
         self.last_visits: dict[int, int] = {}
 
     def _buffers(self, state: GameState) -> tuple:
-        key = (type(state), state.num_players, state.max_legal_actions, state.game.undo_size,
-               self.prior_temperature > 0)
+        priors = self.prior_temperature > 0 or bool(self.policy_name)
+        key = (type(state), state.num_players, state.max_legal_actions, state.game.undo_size, priors)
         if key not in self._arrays:
             capacity = self.simulations * state.max_legal_actions + 1
             self._arrays[key] = (
@@ -281,7 +328,7 @@ class MCTSAgent(BaseAgent):
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(state.max_legal_actions, np.int64),
                 np.zeros(capacity if self.prior_temperature > 0 else 1, np.float64),
-                np.zeros(capacity if self.prior_temperature > 0 else 1, np.float64),
+                np.zeros(capacity if priors else 1, np.float64),
             )
         return self._arrays[key]
 
@@ -289,8 +336,9 @@ class MCTSAgent(BaseAgent):
         """Run the search from ``state`` and return the visits of each root action."""
         if state.is_terminal() or state.is_chance_node():
             raise ValueError("MCTS searches positions where a player is to move")
-        if self.prior_temperature > 0 and state.game.has_chance:
-            raise ValueError(f"prior_temperature: priors need a game without chance nodes; {state.game.id} has them")
+        if (self.prior_temperature > 0 or self.policy_name) and state.game.has_chance:
+            what = "policy" if self.policy_name else "prior_temperature"
+            raise ValueError(f"{what}: priors need a game without chance nodes; {state.game.id} has them")
         nodes, sums, ret, legal, undo_row, probs, actions, visits, child_values, priors = self._buffers(state)
         cap = self.rollout_cap or state.max_game_length
         seed = int(self.rng.integers(2**31))
@@ -306,9 +354,24 @@ class MCTSAgent(BaseAgent):
         n = compiled(mcts_search)(state.array, self.simulations, self.exploration, cap, seed,
                                   kernel_refs(state.game.kernels), eval_ref(kernel), params,
                                   mode, nodes, sums, ret, legal, undo_row, probs,
-                                  actions, visits, self.prior_temperature, child_values, priors)
+                                  actions, visits, self.prior_temperature, child_values, priors,
+                                  *self._policy(state))
         self.last_visits = {int(a): int(v) for a, v in zip(actions[:n], visits[:n])}
         return self.last_visits
+
+    def _policy(self, state: GameState) -> tuple:
+        """The features kernel, policy parameters and features row ``mcts_search`` takes (no
+        policy: a one-number parameter array)."""
+        if not self.policy_name:
+            return features_ref(_no_features), _NO_PARAMS, _NO_PARAMS
+        game = state.game
+        if game.features_into is None:
+            raise ValueError(f"policy=: {game.id} declares no features_into for a policy network")
+        inputs = int(game.encode(state.array[None]).shape[1])
+        key = (game.id, inputs, state.num_actions)
+        if key not in self._policies:  # the layout is checked against this board's sizes
+            self._policies[key] = compiled_policy_params(game.id, self.policy_name, inputs, state.num_actions)
+        return features_ref(game.features_into), self._policies[key], np.zeros(inputs, np.float64)
 
     def _evaluator(self, state: GameState) -> HeuristicEvaluator | None:
         """The compiled evaluation of ``eval=`` (None: random rollouts)."""

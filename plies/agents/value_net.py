@@ -286,8 +286,40 @@ def _build_classes() -> dict[str, type]:
             out[rows, 1 - mover] = -v
             return out
 
+    class MLPPolicyNet(nn.Module):
+        """A policy network over a game's declared inputs: ReLU hidden layers and one logit per
+        action of the game (``actions``), for the side to move; the searches take the softmax
+        over the legal actions' logits as MCTS's priors (``mcts:policy=``). ``flat_params()``
+        has ``MLPValueNet``'s layout with ``actions`` outputs (``value_kernels.mlp_forward``)."""
+
+        arch = "mlp_policy"
+
+        def __init__(self, game: str, inputs: int, actions: int, hidden: list[int] | tuple[int, ...] = (128,)) -> None:
+            super().__init__()
+            sizes_ok = all(isinstance(n, int) and 1 <= n <= 4096 for n in [inputs, actions, *hidden])
+            if not isinstance(game, str) or not sizes_ok or len(hidden) > 8:
+                raise ValueError("an mlp_policy network has a game id, 1 to 4096 inputs and actions and at most "
+                                 f"8 hidden layers of 1 to 4096 units; got {game!r}, {inputs!r}, {actions!r}, "
+                                 f"{hidden!r}")
+            self.game = game
+            self.config = {"game": game, "inputs": int(inputs), "actions": int(actions),
+                           "hidden": [int(h) for h in hidden]}
+            sizes = [int(inputs), *self.config["hidden"], int(actions)]
+            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+
+        def forward(self, x):
+            for layer in self.layers[:-1]:
+                x = torch.relu(layer(x))
+            return self.layers[-1](x)
+
+        def flat_params(self) -> np.ndarray:
+            sizes = [self.config["inputs"], *self.config["hidden"], self.config["actions"]]
+            parts = [np.array([len(self.layers), *sizes], np.float64)]
+            parts += [_rows_per_input(layer) for layer in self.layers]
+            return np.ascontiguousarray(np.concatenate(parts))
+
     return {"DiceWarsNet": DiceWarsNet, "BackgammonNet": BackgammonNet, "ContactRaceNet": ContactRaceNet,
-            "MLPValueNet": MLPValueNet}
+            "MLPValueNet": MLPValueNet, "MLPPolicyNet": MLPPolicyNet}
 
 
 def _rows_per_input(layer) -> np.ndarray:
@@ -335,10 +367,16 @@ def MLPValueNet(**config: Any):  # noqa: N802
     return _LazyModule.get("MLPValueNet")(**config)
 
 
+def MLPPolicyNet(**config: Any):  # noqa: N802
+    """A policy network over any game's declared inputs (``game``, ``inputs``, ``actions``, ``hidden``)."""
+    return _LazyModule.get("MLPPolicyNet")(**config)
+
+
 ARCHITECTURES = {"dice_wars_net": ("dice_wars", DiceWarsNet),
                  "backgammon_td": ("backgammon", BackgammonNet),
                  "backgammon_contact_race": ("backgammon", ContactRaceNet),
-                 "mlp_value": ("", MLPValueNet)}
+                 "mlp_value": ("", MLPValueNet),
+                 "mlp_policy": ("", MLPPolicyNet)}
 """Architecture name -> (its game, or "" for any game with ``Game.net_value``; its factory)."""
 
 
@@ -467,6 +505,34 @@ def compiled_net_params(game: str, path: str | Path | None = None, name: str = "
                          "searches take an 'mlp_value' network (plies train)")
     where = f"the {game} network {path or name!r}"
     return kernel_params(model, lambda params: check_flat_params(params, model.config["inputs"], where))
+
+
+def shipped_policy(game: str) -> Path:
+    """The shipped policy network of ``game`` (``mcts:policy=net``)."""
+    return WEIGHTS_DIR / f"{game}_policy.pt"
+
+
+def compiled_policy_params(game: str, name: str, inputs: int, actions: int) -> np.ndarray:
+    """The flat parameters of ``game``'s shipped policy network (``name`` "net") or of the
+    policy file ``name`` (``*.pt``), checked for ``inputs`` inputs and ``actions`` outputs (the
+    compiled search reads them without bounds checks)."""
+    if name == "net":
+        path = shipped_policy(game)
+        if not path.exists():
+            raise FileNotFoundError(f"no shipped {game} policy network ({path}); make one with "
+                                    f"`plies train-policy {game}`")
+    elif name.endswith(".pt"):
+        path = Path(name)
+    else:
+        raise ValueError(f"policy= takes 'net' (the game's shipped policy network) or a FILE.pt, not {name!r}")
+    model = cached_network(game, path)
+    if model.arch != "mlp_policy":
+        raise ValueError(f"{name} holds a {model.arch!r} network; policy= takes an 'mlp_policy' network "
+                         "(plies train-policy)")
+    where = f"the {game} policy network {name!r}"
+    params = kernel_params(model, lambda params: None)
+    check_flat_params(params, inputs, where, outputs=actions)  # at every call: another board, other sizes
+    return params
 
 
 def is_net_spec(name: str) -> bool:

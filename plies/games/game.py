@@ -113,7 +113,9 @@ class Game:
     bundle every search takes); ``apply_and_list``: apply then list the legal actions;
     ``observe``: a seat's observation; ``afterstates``: end-of-turn positions (dice games);
     ``canonical_hash``: one key for symmetric positions; ``encode``: a batch of state arrays
-    as a value network's input (compiled, batched; the game's ``features.py``); ``net_value``: an
+    as a value network's input (compiled, batched; the game's ``features.py``); ``features_into``:
+    the same inputs of one position, compiled (``value_kernels.FEATURES_SIG``), which MCTS feeds
+    a policy network (``mcts:policy=``); ``net_value``: an
     ``EVAL_SIG`` kernel scoring a position with a small network whose weights are its parameters
     (``plies.games.value_kernels``; games without chance, where it gives every search
     ``eval=net`` and ``plies train GAME``); ``net_kernels``: compiled forms of the game's torch
@@ -171,6 +173,7 @@ class Game:
     max_afterstates: int = 4096
     canonical_hash: Callable | None = None
     encode: Callable[..., Any] | None = None
+    features_into: Callable | None = None
     net_value: Callable | None = None
     net_kernels: dict[str, Any] = field(default_factory=dict)
     trainer: str = ""

@@ -68,6 +68,13 @@ def affine(x, params, at, n_in, n_out):
 @njit(cache=True)
 def mlp_value(x, params):
     """The network's tanh output for the input vector ``x`` (parameters laid out as above)."""
+    return np.tanh(mlp_forward(x, params)[0])
+
+
+@njit(cache=True)
+def mlp_forward(x, params):
+    """The network's last layer (no activation) for the input vector ``x``: a value network's
+    one pre-tanh output, a policy network's logits (``mlp_policy``, one per action)."""
     layers = int(params[0])
     cursor = 2 + layers
     current = x
@@ -81,7 +88,7 @@ def mlp_value(x, params):
                     out[j] = 0.0
         current = out
         cursor += n_in * n_out + n_out
-    return np.tanh(current[0])
+    return current
 
 
 @njit(types.float32[:, ::1](types.int64[:, ::1], types.int64, FEATURES_T), cache=True)
@@ -95,7 +102,8 @@ def _encode_rows(states, inputs, features_into):
 
 
 @cache
-def _features_ref(features_into) -> KernelRef:
+def features_ref(features_into) -> KernelRef:
+    """A game's compiled ``features_into`` as a function value a compiled caller takes (``FEATURES_T``)."""
     return KernelRef(features_into, FEATURES_SIG)
 
 
@@ -106,7 +114,7 @@ def encode_rows(states: np.ndarray, inputs: int, features_into) -> np.ndarray:
     states = np.ascontiguousarray(states, np.int64)
     if states.ndim != 2:
         raise ValueError(f"encode takes a 2-d batch of state arrays, not shape {states.shape}")
-    return _encode_rows(states, int(inputs), _features_ref(features_into))
+    return _encode_rows(states, int(inputs), features_ref(features_into))
 
 
 @njit(cache=True, inline="always")
@@ -115,9 +123,10 @@ def value_for_seat(mover, seat, value):
     return value if seat == mover else -value
 
 
-def check_flat_params(params: np.ndarray, inputs: int, where: str = "the network") -> None:
+def check_flat_params(params: np.ndarray, inputs: int, where: str = "the network", outputs: int = 1) -> None:
     """Raises a ValueError unless ``params`` is a well-formed layout for ``inputs`` inputs and
-    one output: the compiled code reads it without bounds checks."""
+    ``outputs`` outputs (one: a value network; a policy network has one per action): the compiled
+    code reads it without bounds checks."""
     if params.ndim != 1 or params.dtype != np.float64 or len(params) < 4:
         raise ValueError(f"{where}: not a flat float64 parameter array")
     layers = params[0]
@@ -130,8 +139,9 @@ def check_flat_params(params: np.ndarray, inputs: int, where: str = "the network
     sizes = sizes.astype(np.int64)
     if sizes[0] != inputs:
         raise ValueError(f"{where} takes {sizes[0]} inputs; this game's encoder gives {inputs}")
-    if sizes[-1] != 1:
-        raise ValueError(f"{where} has {sizes[-1]} outputs; a value network has one")
+    if sizes[-1] != outputs:
+        raise ValueError(f"{where} has {sizes[-1]} outputs; " + (
+            "a value network has one" if outputs == 1 else f"this game has {outputs} actions"))
     expected = layers + 2 + int(sum(int(a) * int(b) + int(b) for a, b in zip(sizes[:-1], sizes[1:])))
     if len(params) != expected:
         raise ValueError(f"{where}: {len(params)} parameters where its layer sizes need {expected}")

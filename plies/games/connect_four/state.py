@@ -235,6 +235,7 @@ GAME = Game(
     num_actions=rules.DEFAULT_WIDTH,
     undo_size=1,
     encode=features.encode,
+    features_into=features.features_into,
     net_value=features.net_value,
     options=OPTIONS,
     heuristics={

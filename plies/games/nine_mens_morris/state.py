@@ -423,6 +423,7 @@ GAME = Game(
     undo_size=rules.UNDO_SIZE,
     apply_and_list=rules.apply_and_list,
     encode=features.encode,
+    features_into=features.features_into,
     net_value=features.net_value,
     options=OPTIONS,
     heuristics={

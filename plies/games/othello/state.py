@@ -213,6 +213,7 @@ GAME = Game(
     num_actions=rules.NUM_ACTIONS,
     undo_size=rules.UNDO_SIZE,
     encode=features.encode,
+    features_into=features.features_into,
     net_value=features.net_value,
     heuristics={
         "discs": Heuristic("discs", rules.evaluate_discs, description="own discs minus the opponent's"),

@@ -125,6 +125,7 @@ GAME = Game(
     num_actions=rules.NUM_ACTIONS,
     undo_size=1,
     encode=features.encode,
+    features_into=features.features_into,
     net_value=features.net_value,
     heuristics={
         "lines": Heuristic("lines", rules.evaluate_lines, description="open lines, squared"),
