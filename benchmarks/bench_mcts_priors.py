@@ -1,10 +1,11 @@
 """What priors cost MCTS: the median decision time of plies' compiled MCTS with the game's
 network at the leaves, as UCT and as PUCT with priors from the network
-(``prior_temperature``), over the same positions from random play, in one run.
+(``prior_temperature``) or from a policy network (``policy=``: the game's shipped one, or
+``--policy FILE.pt``), over the same positions from random play, in one run.
 
 The win rates at equal simulations and at equal time are tournaments (docs/training.md,
 "Priors for MCTS"); this script gives the times that make "equal time" honest.
-python benchmarks/bench_mcts_priors.py [--game connect_four] [--positions 60]
+python benchmarks/bench_mcts_priors.py [--game connect_four] [--positions 60] [--policy FILE.pt]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.timing import machine
 from plies.agents import make
+from plies.agents.value_net import shipped_policy
 from plies.games.registry import new_state
 
 SPECS = (
@@ -65,10 +67,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--game", default="connect_four")
     parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--policy", help="a policy network file (default: the game's shipped one, if any)")
     args = parser.parse_args()
     print(f"machine: {machine()}\n")
     states = positions(args.game, args.positions, 7)
-    rows = [(spec, median_decision_ms(spec, args.game, states)) for spec in SPECS]
+    policy = args.policy or ("net" if shipped_policy(args.game).exists() else "")
+    specs = [*SPECS, *(f"mcts:simulations={n},eval=net,policy={policy}" for n in (200, 400, 600) if policy)]
+    rows = [(spec, median_decision_ms(spec, args.game, states)) for spec in specs]
     base = rows[0][1][1]
     print(f"## {args.game}: median decision over {len(states)} positions")
     print(f"| agent | wall ms | CPU ms | CPU vs {rows[0][0]} |\n|---|---:|---:|---:|")
