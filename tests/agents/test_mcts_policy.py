@@ -90,3 +90,11 @@ def test_a_bad_policy_is_refused(tmp_path):
         state.apply(state.legal_actions()[0])
     with pytest.raises(ValueError, match="without chance nodes"):
         make(f"mcts:simulations=10,eval=singleton,policy={path}", seed=0).act(state)
+
+
+def test_the_shipped_othello_policy_plays_and_other_games_name_theirs_missing():
+    state = plies.new_state("othello")
+    counts = make("mcts:simulations=100,eval=net,policy=net", seed=0).visit_counts(state)
+    assert sum(counts.values()) == 100 and set(counts) <= set(state.legal_actions())
+    with pytest.raises(FileNotFoundError, match="train-policy connect_four"):
+        make("mcts:simulations=10,eval=net,policy=net", seed=0).act(plies.new_state("connect_four"))
