@@ -4,14 +4,19 @@ Both play the same kind of games: at every move each legal action is applied, th
 scores the results from the mover's view, the best is played (5% random moves, 4 random plies
 to start). Three ways, in one run, positions per second:
 
-1. ``engine``: ``plies.training.engine.selfplay``, whole games in one compiled call, the network
-   run leaf by leaf in compiled code (``Game.net_value``);
+1. ``engine``: ``plies.training.engine.selfplay``: up to 256 games at once on ``plies.vector``,
+   each step's candidates of every game scored in one batched numpy pass of the network;
 2. ``loop + torch``: a Python loop over ``GameState`` (clone, apply), one torch forward pass
    over each move's candidates (the classic trainer's loop);
 3. ``loop + kernel``: the same loop, each candidate scored by the compiled ``net_value`` called
-   from Python.
+   from Python;
+4. ``vector + torch``: the engine's way with torch's forward pass instead of numpy's, ``--vector``
+   games kept running (no game count to finish, so no tail of a few last games).
+
+Every way runs its matrix products on one thread (the engine's workers do).
 
     python -m benchmarks.bench_selfplay [--games connect_four othello] [--hidden 128] [--count 200]
+                                        [--vector 256]
 """
 
 from __future__ import annotations
@@ -22,10 +27,75 @@ import time
 
 import numpy as np
 import torch
+from numba import njit, types
 
+from plies import vector
 from plies.agents.value_net import MLPValueNet
+from plies.games.kernels import KERNELS_T, TERMINAL, compiled, kernel_refs
 from plies.games.registry import get_game, new_state
 from plies.training import engine
+
+_I1 = types.int64[::1]
+_I2 = types.int64[:, ::1]
+
+
+@njit(types.int64(_I2, KERNELS_T, _I2, _I1, _I1, _I1, _I1, types.float64[::1]), cache=True)
+def candidates(states, kernels, out, owner, actions, legal_buf, undo_row, ret):
+    """Every game's children (row k of ``out``, from ``owner[k]`` by ``actions[k]``); a child that
+    ends the game has its return for the mover in ``ret[k]`` (NaN otherwise). Returns the count."""
+    k = 0
+    for g in range(states.shape[0]):
+        mover = states[g, 0]
+        n = kernels.legal_actions(states[g], legal_buf)
+        for i in range(n):
+            out[k, :] = states[g]
+            kernels.apply_action(out[k], legal_buf[i], undo_row)
+            owner[k] = g
+            actions[k] = legal_buf[i]
+            ret[k] = np.nan
+            if out[k, 0] == TERMINAL:
+                r = np.zeros(2)
+                kernels.returns(out[k], r)
+                ret[k] = r[mover]
+            k += 1
+    return k
+
+
+def vector_torch(game_id: str, model, num_envs: int, positions: int, seed: int) -> int:
+    """Self-play on the batched env, one forward pass a step; returns the positions played."""
+    game = get_game(game_id)
+    env = vector.make(game_id, num_envs, seed=seed)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    width = new_state(game_id, seed=0).max_legal_actions
+    out = np.zeros((num_envs * width, env.states.shape[1]), np.int64)
+    owner, actions = np.zeros(len(out), np.int64), np.zeros(len(out), np.int64)
+    ret = np.zeros(len(out))
+    legal_buf, undo_row = np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64)
+    plies = np.zeros(num_envs, np.int64)
+    played = 0
+    while played < positions:
+        n = compiled(candidates)(np.ascontiguousarray(env.states), kernel_refs(game.kernels), out, owner, actions,
+                                 legal_buf, undo_row, ret)
+        values = ret[:n].copy()
+        open_rows = np.flatnonzero(np.isnan(values))
+        if len(open_rows):
+            with torch.no_grad():
+                v = model(torch.from_numpy(game.encode(out[open_rows]))).numpy().astype(np.float64)
+            same = out[open_rows, 0] == env.states[owner[open_rows], 0]  # the mover moves again
+            values[open_rows] = np.where(same, v, -v)
+        best = np.full(num_envs, -np.inf)
+        np.maximum.at(best, owner[:n], values)
+        pick = np.full(num_envs, -1)
+        top = np.flatnonzero(values >= best[owner[:n]])
+        pick[owner[top]] = actions[top]
+        explore = (plies < 4) | (rng.random(num_envs) < 0.05)
+        if explore.any():
+            pick[explore] = env.sample_actions()[explore]
+        env.step(pick)
+        plies = np.where(env.terminations | env.truncations, 0, plies + 1)
+        played += num_envs
+    return played
 
 
 def python_loop(game_id: str, model, params: np.ndarray, games: int, use_torch: bool, seed: int) -> int:
@@ -72,11 +142,16 @@ def main() -> None:
     p.add_argument("--games", nargs="+", default=["connect_four", "othello"])
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--count", type=int, default=200, help="games per measurement")
+    p.add_argument("--vector", type=int, default=256, help="games at once on the batched env")
     args = p.parse_args()
     torch.set_num_threads(1)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; hidden {args.hidden}")
-    print("| game | engine (positions/s) | loop + torch | loop + kernel | engine / loop + torch | engine / loop + kernel |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| game | engine (positions/s) | loop + torch | loop + kernel | vector + torch | engine / loop + torch | "
+          "engine / loop + kernel | engine / vector + torch |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for game_id in args.games:
         state = new_state(game_id, seed=0)
         inputs = get_game(game_id).encode(state.array[None]).shape[1]
@@ -85,6 +160,7 @@ def main() -> None:
         params = model.flat_params()
         engine.selfplay(game_id, {}, params, 2, 0.05, 4, (0,))  # compile outside the timing
         python_loop(game_id, model, params, 1, True, 0)
+        vector_torch(game_id, model, 4, 8, 0)
         rates = []
         t = time.perf_counter()
         out = engine.selfplay(game_id, {}, params, args.count, 0.05, 4, (1,))
@@ -94,8 +170,11 @@ def main() -> None:
             t = time.perf_counter()
             n = python_loop(game_id, model, params, small, use_torch, 1)
             rates.append(n / (time.perf_counter() - t))
-        print(f"| {game_id} | {rates[0]:,.0f} | {rates[1]:,.0f} | {rates[2]:,.0f} | "
-              f"{rates[0] / rates[1]:.1f}x | {rates[0] / rates[2]:.1f}x |")
+        t = time.perf_counter()
+        n = vector_torch(game_id, model, args.vector, len(out["positions"]), 1)  # as many positions
+        rates.append(n / (time.perf_counter() - t))
+        print(f"| {game_id} | {rates[0]:,.0f} | {rates[1]:,.0f} | {rates[2]:,.0f} | {rates[3]:,.0f} | "
+              f"{rates[0] / rates[1]:.1f}x | {rates[0] / rates[2]:.1f}x | {rates[0] / rates[3]:.1f}x |")
 
 
 if __name__ == "__main__":

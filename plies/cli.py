@@ -457,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="one training engine (plies/training/engine.py) for every game, "
                         "with the recipe the game declares: backgammon, TD(lambda) self-play; dice_wars, "
                         "fitting on games of its network player; every game that declares net_value (a "
-                        "user's too), compiled self-play. `plies train GAME --help` lists the options.")
+                        "user's too), self-play on the batched env. `plies train GAME --help` lists the options.")
     tr.add_argument("game", help="the game whose network to train (plies games lists them)")
     tr.add_argument("options", nargs=argparse.REMAINDER, help="the game's training options (see GAME --help)")
     tr.set_defaults(func=cmd_train)

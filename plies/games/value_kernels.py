@@ -91,6 +91,25 @@ def mlp_forward(x, params):
     return current
 
 
+def mlp_forward_rows(x: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """``mlp_forward`` for a batch of input rows at once, in numpy (float32 matrix products): a
+    value network's tanh values, one per row, for callers that score many positions together
+    (the training engine's self-play). The layout must have been checked."""
+    layers = int(params[0])
+    sizes = [int(n) for n in params[1:layers + 2]]
+    cursor = layers + 2
+    current = np.asarray(x, np.float32)
+    for k in range(layers):
+        n_in, n_out = sizes[k], sizes[k + 1]
+        weights = params[cursor:cursor + n_in * n_out].reshape(n_in, n_out).astype(np.float32)
+        bias = params[cursor + n_in * n_out:cursor + n_in * n_out + n_out].astype(np.float32)
+        current = current @ weights + bias
+        if k < layers - 1:
+            np.maximum(current, 0.0, out=current)
+        cursor += n_in * n_out + n_out
+    return np.tanh(current[:, 0].astype(np.float64))
+
+
 @njit(types.float32[:, ::1](types.int64[:, ::1], types.int64, FEATURES_T), cache=True)
 def _encode_rows(states, inputs, features_into):
     out = np.empty((states.shape[0], inputs), np.float32)

@@ -1,7 +1,7 @@
 """Training value networks by self-play (the ``nn`` extra): ``plies train GAME``.
 
 - ``engine``: the trainer of every two-player game without chance that declares
-  ``Game.net_value`` (compiled self-play, TD(lambda), rounds over processes);
+  ``Game.net_value`` (self-play on the batched env, TD(lambda), rounds over processes);
 - ``selfplay``: games of any agents on the tournament engine's backends, replayable records;
 - ``records``: game records stored in chunks;
 - ``common``: atomic checkpoints with exact resume, metrics CSV, learning curves;

@@ -22,12 +22,12 @@ batch of state arrays as the network's inputs, from the view of the side to move
 ``net_value`` (the same inputs scored by the network inside compiled code,
 ``plies.games.value_kernels``):
 
-- **Self-play in compiled code**: ``play_selfplay`` plays whole games in one call over the
-  game's kernels. At every move it applies each legal action, scores the result with the
-  network (``net_value``, the very kernel the searches use) or by the game's end, and plays the
-  best (ties at random), a uniformly random move with probability ``--epsilon``, and random
-  moves for the first ``--random-plies`` plies so that the games spread out. Every position is
-  kept with the 1-ply value the mover saw in it.
+- **Self-play on the batched env**: ``selfplay`` plays up to ``SELFPLAY_BATCH`` games at once
+  on ``plies.vector``. At every step each game's legal actions are applied in compiled code, all
+  the children of all the games are scored in one batched pass of the network (a finished game
+  by its return), and each game plays its best child (ties at random), a uniformly random move
+  with probability ``--epsilon``, and random moves for its first ``--random-plies`` plies; the
+  batch moves in one ``step``. Every position is kept with the 1-ply value the mover saw in it.
 - **Targets**: TD(lambda), forward view, as TD-Leaf: ``G_t = (1 - lambda) u_t + lambda
   G_(t+1)``, each turned to the view of the side to move at ``t``, where ``u_t`` is the 1-ply
   value of position ``t`` and the game's result closes the recursion. ``--lam 1`` is the plain
@@ -62,10 +62,12 @@ import numpy as np
 from numba import njit, types
 
 from plies.agents.value_net import MLPValueNet, require_torch
+from plies.envs.vector.batch import VectorGame
 from plies.files import DamagedFileError, atomic_write
 from plies.games.game import Game
-from plies.games.kernels import EVAL_T, KERNELS_T, STATE_T, TERMINAL, compiled, eval_ref, kernel_refs
+from plies.games.kernels import KERNELS_T, TERMINAL, compiled, kernel_refs
 from plies.games.registry import get_game, new_state
+from plies.games.value_kernels import mlp_forward_rows
 from plies.training.common import (
     MetricsLog,
     RoundRunner,
@@ -79,71 +81,108 @@ from plies.training.common import (
 )
 
 ARCH = "mlp_value"
-TYPICAL_PLIES = 160
 _I1 = types.int64[::1]
 _F1 = types.float64[::1]
 
 
-# ----- self-play in compiled code ------------------------------------------------------------------
-@njit(types.int64(STATE_T, KERNELS_T, EVAL_T, _F1, types.int64, types.float64, types.int64,
-                  types.int64, types.int64, types.int64[:, ::1], _F1, _I1, _I1, _F1, _I1, _I1, _F1),
-      cache=True)
-def play_selfplay(start, kernels, evaluate, params, games, epsilon, random_plies, max_plies, seed,
-                  positions, values, movers, game_of, results, legal_buf, undo_row, ret):
-    """Plays ``games`` games from ``start`` and returns the number of positions kept.
+# ----- self-play on the batched env ---------------------------------------------------------------
+SELFPLAY_BATCH = 256
+"""Games a worker plays at once on the batched env (fewer when it plays fewer)."""
 
-    Row k of ``positions`` is a position where ``movers[k]`` moved, ``values[k]`` the best 1-ply
-    value it saw there, ``game_of[k]`` its game; ``results[g]`` is game g's return for seat 0.
-    A game longer than ``max_plies`` is cut off and scored a draw; when ``positions`` is full the
-    remaining games are not played (their ``results`` entries stay NaN)."""
-    np.random.seed(seed)
-    legal, apply, undo, returns = (kernels.legal_actions, kernels.apply_action, kernels.undo_action,
-                                   kernels.returns)
-    capacity = positions.shape[0]
-    kept = 0
-    results[:] = np.nan
-    state = start.copy()
-    for g in range(games):
-        if kept + max_plies > capacity:
-            break
-        state[:] = start
-        plies = 0
-        while state[0] != TERMINAL and plies < max_plies:
-            mover = state[0]
-            n = legal(state, legal_buf)
-            best_value = -2.0
-            best_action = legal_buf[0]
-            ties = 0
-            for i in range(n):
-                action = legal_buf[i]
-                apply(state, action, undo_row)
-                if state[0] == TERMINAL:
-                    returns(state, ret)
-                    value = ret[mover]
-                else:
-                    value = evaluate(state, mover, params)
-                undo(state, action, undo_row)
-                if value > best_value + 1e-12:
-                    best_value, best_action, ties = value, action, 1
-                elif value > best_value - 1e-12:
-                    ties += 1
-                    if np.random.randint(ties) == 0:
-                        best_action = action
-            if plies < random_plies or np.random.random() < epsilon:
-                best_action = legal_buf[np.random.randint(n)]
-            positions[kept, :] = state
-            values[kept] = best_value
-            movers[kept] = mover
-            game_of[kept] = g
-            kept += 1
-            apply(state, best_action, undo_row)
-            plies += 1
-        if state[0] == TERMINAL:
-            returns(state, ret)
-            results[g] = ret[0]
-        else:
-            results[g] = 0.0
-    return kept
+
+@njit(types.int64(types.int64[:, ::1], KERNELS_T, types.int64[:, ::1], _I1, _I1, _F1, _I1, _I1, _F1),
+      cache=True)
+def list_candidates(states, kernels, children, owner, actions, ended, legal_buf, undo_row, ret):
+    """Every game's children: row k of ``children`` is game ``owner[k]`` after its legal action
+    ``actions[k]`` (rows in game order); ``ended[k]``: the return of a child that ends the game,
+    for the side that moved into it, else NaN. Returns the row count."""
+    k = 0
+    for g in range(states.shape[0]):
+        mover = states[g, 0]
+        n = kernels.legal_actions(states[g], legal_buf)
+        for i in range(n):
+            children[k, :] = states[g]
+            kernels.apply_action(children[k], legal_buf[i], undo_row)
+            owner[k] = g
+            actions[k] = legal_buf[i]
+            ended[k] = np.nan
+            if children[k, 0] == TERMINAL:
+                kernels.returns(children[k], ret)
+                ended[k] = ret[mover]
+            k += 1
+    return k
+
+
+def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
+             random_plies: int, seed: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """One worker's games of a round: positions, their movers, 1-ply values and games, and the
+    games' results (for seat 0). ``game`` travels to worker processes as its declaration (a
+    user's game is found by its module).
+
+    Up to ``SELFPLAY_BATCH`` games at once on ``plies.vector``'s batched env: at each step every
+    game's children are listed in compiled code (``list_candidates``), all of them are scored in
+    one batched pass of the network (``value_kernels.mlp_forward_rows``; a finished game by its
+    return), and each game plays its best child (ties at random), a uniformly random move with
+    probability ``epsilon``, or random moves for its first ``random_plies`` plies; the batch
+    takes its moves in one ``step``. A game that reaches the game's move cap is scored a draw."""
+    game = get_game(game) if isinstance(game, str) else game
+    seed_value = int(np.random.SeedSequence(list(seed)).generate_state(1)[0] % (2**31))
+    parallel = max(1, min(games, SELFPLAY_BATCH))
+    env = VectorGame(game, parallel, seed=seed_value, parallel=False, **options)
+    rng = np.random.default_rng(seed_value)
+    width = max(1, int(env.legal_actions.shape[1]))
+    children = np.zeros((parallel * width, env.states.shape[1]), np.int64)
+    owner, actions = np.zeros(len(children), np.int64), np.zeros(len(children), np.int64)
+    ended = np.zeros(len(children))
+    legal_buf, undo_row = np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64)
+    ret = np.zeros(env.num_players)
+    kernels = kernel_refs(game.kernels)
+    slot_game = np.arange(parallel)
+    active = np.ones(parallel, bool)
+    plies = np.zeros(parallel, np.int64)
+    started = parallel
+    results = np.full(games, np.nan)
+    kept: dict[str, list[np.ndarray]] = {"positions": [], "values": [], "movers": [], "game_of": []}
+    play = np.full(parallel, -1, np.int64)
+    while active.any():
+        slots = np.flatnonzero(active)
+        states = np.ascontiguousarray(env.states[slots])
+        n = compiled(list_candidates)(states, kernels, children, owner, actions, ended, legal_buf, undo_row, ret)
+        values = ended[:n].copy()
+        going = np.flatnonzero(np.isnan(values))
+        if len(going):
+            v = mlp_forward_rows(game.encode(children[going]), params)
+            again = children[going, 0] == states[owner[going], 0]  # the mover moves again
+            values[going] = np.where(again, v, -v)
+        first = np.searchsorted(owner[:n], np.arange(len(slots)))
+        counts = np.diff(np.append(first, n))
+        # the best child of each game, ties at random: the largest value, then the largest draw
+        order = np.lexsort((rng.random(n), values, owner[:n]))
+        best = order[first + counts - 1]
+        pick = actions[best]
+        explore = (plies[slots] < random_plies) | (rng.random(len(slots)) < epsilon)
+        if explore.any():
+            rows = first[explore] + (rng.random(int(explore.sum())) * counts[explore]).astype(np.int64)
+            pick[explore] = actions[rows]
+        kept["positions"].append(states)
+        kept["values"].append(values[best])
+        kept["movers"].append(states[:, 0].copy())
+        kept["game_of"].append(slot_game[slots].copy())
+        play[:] = -1
+        play[slots] = pick
+        env.step(play)
+        plies[slots] += 1
+        for slot in slots[(env.terminations | env.truncations)[slots]]:
+            results[slot_game[slot]] = float(env.rewards[slot, 0]) if env.terminations[slot] else 0.0
+            if started < games:  # the env has reset the slot: a new game starts there
+                slot_game[slot], plies[slot] = started, 0
+                started += 1
+            else:
+                active[slot] = False
+    game_of = np.concatenate(kept["game_of"])
+    order = np.argsort(game_of, kind="stable")  # each game's positions together, in order
+    return {"positions": np.concatenate(kept["positions"])[order], "values": np.concatenate(kept["values"])[order],
+            "movers": np.concatenate(kept["movers"])[order], "game_of": game_of[order], "results": results}
 
 
 def lambda_targets(values: np.ndarray, movers: np.ndarray, game_of: np.ndarray,
@@ -177,34 +216,14 @@ def check_trainable(game: Game) -> None:
                          "both (docs/training.md, training any game)")
 
 
-def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
-             random_plies: int, seed: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """One worker's games of a round: positions, their inputs, TD values and results. ``game``
-    travels to worker processes as its declaration (a user's game is found by its module)."""
-    game = get_game(game) if isinstance(game, str) else game
-    start = game.new_state(0, **options)
-    max_plies = int(start.max_game_length)
-    # room for games of a typical length; a round whose games run long plays fewer of them
-    capacity = games * min(max_plies, TYPICAL_PLIES) + max_plies
-    positions = np.zeros((capacity, len(start.array)), np.int64)
-    values = np.zeros(capacity)
-    movers = np.zeros(capacity, np.int64)
-    game_of = np.zeros(capacity, np.int64)
-    results = np.zeros(games)
-    width = start.max_legal_actions
-    seed_value = int(np.random.SeedSequence(list(seed)).generate_state(1)[0] % (2**31))
-    kept = compiled(play_selfplay)(
-        start.array.copy(), kernel_refs(game.kernels), eval_ref(game.net_value), params, games,
-        float(epsilon), int(random_plies), max_plies, seed_value, positions, values, movers,
-        game_of, results, np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64),
-        np.zeros(2))
-    return {"positions": positions[:kept], "values": values[:kept], "movers": movers[:kept],
-            "game_of": game_of[:kept], "results": results}
-
-
 # ----- worker processes ------------------------------------------------------------------------
 def _worker_round(job: tuple) -> dict[str, np.ndarray]:
-    return selfplay(*job)
+    from threadpoolctl import threadpool_limits
+
+    # numpy's matrix products on one thread: the workers fill the cores, and a seed gives the
+    # same sums whatever the backend
+    with threadpool_limits(limits=1, user_api="blas"):
+        return selfplay(*job)
 
 
 # ----- the engine: one loop for every recipe -----------------------------------------------------
@@ -578,7 +597,7 @@ def command_line(game: str, config: dict[str, Any]) -> str:
         "batch", "seed", "workers", "eval_every", "eval_games", "eval_depth", "eval_opening"))
     return f"plies train {game} {flags}"
 
-# ----- the engine's own recipe: compiled self-play of games that declare net_value --------------
+# ----- the engine's own recipe: batched self-play of games that declare net_value ---------------
 FIELDS = ["round", "games", "positions", "loss", "draw_rate", "moves_per_game", "seconds",
           "positions_per_second"]
 _FIXED = ("lam", "epsilon", "random_plies", "epochs", "window", "batch", "seed", "workers", "round_games")
@@ -586,7 +605,7 @@ _CHANGEABLE = ("rounds", "lr", "eval_every", "eval_games", "eval_depth", "eval_o
 
 
 class SelfPlayRecipe(Recipe):
-    """Self-play in compiled code, TD(lambda) targets, an MLP fitted by Adam (module docstring)."""
+    """Self-play on the batched env, TD(lambda) targets, an MLP fitted by Adam (module docstring)."""
 
     arch = ARCH
     worker = staticmethod(_worker_round)

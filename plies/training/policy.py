@@ -6,7 +6,7 @@ children's priors. A policy network learns that softmax from the position alone,
 one pass of the policy network instead of one value pass per child (``mcts:policy=``).
 
 How: the game's value network (``--value``: ``net`` or a ``FILE.pt`` of ``plies train``) plays
-``--games`` games against itself in the training engine's compiled self-play (``selfplay``: the
+``--games`` games against itself in the training engine's self-play (``selfplay``: the
 best 1-ply move, a random one with probability ``--epsilon``, random moves for the first
 ``--random-plies`` plies); at every position taken, each legal action's child is scored by the
 value network (``child_values``, the values value priors use), and the target is their softmax

@@ -123,6 +123,40 @@ def test_selfplay_keeps_every_position_of_finished_games():
     assert np.all(out["positions"][:, 0] == out["movers"])
 
 
+def test_the_batched_numpy_pass_is_the_torch_network():
+    from plies.games.value_kernels import mlp_forward_rows
+
+    torch.manual_seed(2)
+    model = MLPValueNet(game="othello", inputs=130, hidden=[16, 8])
+    x = (np.random.default_rng(0).random((50, 130)) < 0.3).astype(np.float32)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(mlp_forward_rows(x, model.flat_params()), expected, atol=1e-6)
+
+
+def test_selfplay_values_are_the_searches_network_values_and_seeded():
+    # each kept value is the mover's best 1-ply value by the compiled net_value the searches run
+    from plies.games.registry import get_game, state_class
+
+    torch.manual_seed(1)
+    model = MLPValueNet(game="connect_four", inputs=85, hidden=[8])
+    params = model.flat_params()
+    out = engine.selfplay("connect_four", {}, params, 6, 0.1, 2, (0, 1, 0))
+    game, cls = get_game("connect_four"), state_class("connect_four")
+    for row, value, mover in zip(out["positions"][::7], out["values"][::7], out["movers"][::7]):
+        state = cls(row.copy())
+        best = -2.0
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(int(action))
+            v = child.returns()[mover] if child.is_terminal() else game.net_value(child.array, int(mover), params)
+            best = max(best, v)
+        assert value == pytest.approx(best, abs=1e-5)
+    again = engine.selfplay("connect_four", {}, params, 6, 0.1, 2, (0, 1, 0))
+    for key in out:
+        np.testing.assert_array_equal(again[key], out[key])
+
+
 def _args(run, rounds, *extra):
     return engine.build_parser("tictactoe").parse_args(
         ["--run", str(run), "--rounds", str(rounds), "--round-games", "100", "--hidden", "16",
