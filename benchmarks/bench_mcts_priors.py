@@ -34,13 +34,13 @@ SPECS = (
 )
 
 
-def positions(game: str, count: int, seed: int) -> list:
-    """Positions after 4-20 random plies where a player is to move."""
+def positions(game: str, count: int, seed: int, plies: tuple[int, int] = (4, 20)) -> list:
+    """Positions after ``plies`` (a range) random plies where the game goes on."""
     rng = random.Random(seed)
     found = []
     while len(found) < count:
         state = new_state(game, seed=rng.randrange(2**31))
-        for _ in range(rng.randint(4, 20)):
+        for _ in range(rng.randint(*plies)):
             if state.is_terminal():
                 break
             state.apply(rng.choice(state.legal_actions()))

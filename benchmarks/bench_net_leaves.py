@@ -12,7 +12,6 @@ python benchmarks/bench_net_leaves.py [--positions 400] [--seconds 1.0]
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 
@@ -22,11 +21,11 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import numpy as np
 from numba import njit, types
 
+from benchmarks.bench_mcts_priors import positions
 from benchmarks.timing import machine, measure
 from plies.agents.evaluator_specs import compiled_evaluator_for
 from plies.agents.value_net import cached_network, require_torch
 from plies.games.kernels import EVAL_T, eval_ref
-from plies.games.registry import new_state
 
 GAMES = ("connect_four", "othello", "nine_mens_morris", "backgammon", "dice_wars")
 
@@ -42,23 +41,9 @@ def score_all(states, evaluate, params, seats):
     return total
 
 
-def positions(game: str, count: int, seed: int) -> list:
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        state = new_state(game, seed=rng.randrange(2**31))
-        for _ in range(rng.randint(2, 40)):
-            if state.is_terminal():
-                break
-            state.apply(rng.choice(state.legal_actions()))
-        if not state.is_terminal():
-            found.append(state)
-    return found
-
-
 def leaf_row(game: str, count: int, seconds: float) -> str:
     """The table row of one game: microseconds a leaf three ways."""
-    states = positions(game, count, 7)
+    states = positions(game, count, 7, plies=(2, 40))
     size = max({len(s.array) for s in states}, key=lambda n: sum(len(s.array) == n for s in states))
     states = [s for s in states if len(s.array) == size]  # one batch: arrays of one length
     batch = np.ascontiguousarray(np.stack([s.array for s in states]))

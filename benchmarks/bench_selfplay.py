@@ -27,38 +27,12 @@ import time
 
 import numpy as np
 import torch
-from numba import njit, types
 
 from plies import vector
 from plies.agents.value_net import MLPValueNet
-from plies.games.kernels import KERNELS_T, TERMINAL, compiled, kernel_refs
+from plies.games.kernels import compiled, kernel_refs
 from plies.games.registry import get_game, new_state
 from plies.training import engine
-
-_I1 = types.int64[::1]
-_I2 = types.int64[:, ::1]
-
-
-@njit(types.int64(_I2, KERNELS_T, _I2, _I1, _I1, _I1, _I1, types.float64[::1]), cache=True)
-def candidates(states, kernels, out, owner, actions, legal_buf, undo_row, ret):
-    """Every game's children (row k of ``out``, from ``owner[k]`` by ``actions[k]``); a child that
-    ends the game has its return for the mover in ``ret[k]`` (NaN otherwise). Returns the count."""
-    k = 0
-    for g in range(states.shape[0]):
-        mover = states[g, 0]
-        n = kernels.legal_actions(states[g], legal_buf)
-        for i in range(n):
-            out[k, :] = states[g]
-            kernels.apply_action(out[k], legal_buf[i], undo_row)
-            owner[k] = g
-            actions[k] = legal_buf[i]
-            ret[k] = np.nan
-            if out[k, 0] == TERMINAL:
-                r = np.zeros(2)
-                kernels.returns(out[k], r)
-                ret[k] = r[mover]
-            k += 1
-    return k
 
 
 def vector_torch(game_id: str, model, num_envs: int, positions: int, seed: int) -> int:
@@ -75,8 +49,8 @@ def vector_torch(game_id: str, model, num_envs: int, positions: int, seed: int) 
     plies = np.zeros(num_envs, np.int64)
     played = 0
     while played < positions:
-        n = compiled(candidates)(np.ascontiguousarray(env.states), kernel_refs(game.kernels), out, owner, actions,
-                                 legal_buf, undo_row, ret)
+        n = compiled(engine.list_candidates)(np.ascontiguousarray(env.states), kernel_refs(game.kernels), out,
+                                             owner, actions, ret, legal_buf, undo_row, np.zeros(2))
         values = ret[:n].copy()
         open_rows = np.flatnonzero(np.isnan(values))
         if len(open_rows):
