@@ -79,9 +79,9 @@ def prior_targets(values: np.ndarray, temperature: float) -> np.ndarray:
     """The softmax of each row's values over ``temperature``, NaN (illegal) entries 0: the
     priors PUCT takes from the value network (``mcts:prior_temperature``)."""
     legal = ~np.isnan(values)
-    scaled = np.where(legal, values / temperature, -np.inf)
-    scaled -= scaled.max(axis=1, keepdims=True)
-    weights = np.where(legal, np.exp(scaled), 0.0)
+    shifted = np.where(legal, values, -np.inf)
+    shifted = shifted - shifted.max(axis=1, keepdims=True)  # before dividing: no inf - inf at a small T
+    weights = np.where(legal, np.exp(np.where(legal, shifted, 0.0) / temperature), 0.0)
     return weights / weights.sum(axis=1, keepdims=True)
 
 

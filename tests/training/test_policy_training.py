@@ -27,6 +27,8 @@ def test_prior_targets_by_hand():
     targets = policy.prior_targets(values, 0.5)
     np.testing.assert_allclose(targets[0], [0.25, 0.0, 0.75])
     np.testing.assert_allclose(targets[1], [0.0, 1.0, 0.0])
+    tiny = policy.prior_targets(np.array([[0.5, 0.4, np.nan]]), 1e-300)  # the best alone, no NaN
+    np.testing.assert_array_equal(tiny, [[1.0, 0.0, 0.0]])
 
 
 def test_child_values_score_each_legal_action_for_the_mover(tmp_path):
