@@ -252,8 +252,9 @@ def test_a_damaged_replay_stops_the_resume(tmp_path):
         engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
 
 
-@pytest.mark.parametrize("game", ["connect_four", "othello", "nine_mens_morris"])
-def test_the_shipped_network_plays_its_game(game):
+@pytest.mark.parametrize("game,least", [("connect_four", 7), ("othello", 7), ("nine_mens_morris", 7),
+                                        ("tictactoe", 6)])  # Tic-Tac-Toe: random play draws some
+def test_the_shipped_network_plays_its_game(game, least):
     from plies.agents.value_net import shipped_weights
 
     if not shipped_weights(game).exists():
@@ -263,7 +264,7 @@ def test_the_shipped_network_plays_its_game(game):
     spec = "alphabeta:depth=2,eval=net"
     result = run_tournament(game, [spec, "random"], 8, seed=5, workers=1, progress=False, opening_plies=2)
     wins = sum(r.returns[r.seats.index(spec)] > 0 for r in result.records)
-    assert wins >= 7
+    assert wins >= least
 
 
 @pytest.mark.slow
