@@ -98,3 +98,11 @@ def test_the_shipped_othello_policy_plays_and_other_games_name_theirs_missing():
     assert sum(counts.values()) == 100 and set(counts) <= set(state.legal_actions())
     with pytest.raises(FileNotFoundError, match="train-policy connect_four"):
         make("mcts:simulations=10,eval=net,policy=net", seed=0).act(plies.new_state("connect_four"))
+
+
+def test_a_policy_file_from_a_request_or_a_ladder_file_is_refused():
+    from plies.agents.specs import UntrustedSpecError, check_untrusted
+
+    with pytest.raises(UntrustedSpecError, match="names a file"):
+        check_untrusted("mcts:eval=net,policy=evil.pt", "a web request")
+    check_untrusted("mcts:eval=net,policy=net", "a web request")  # the shipped one is fine
