@@ -147,50 +147,9 @@ def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarra
     """1-ply search labels of positions waiting for a roll: for each of the next mover's rolls,
     the move the network picks for it (a won game first, else the lowest equity for the other
     side), its value averaged over the rolls' chances, from the next mover's view (the same view
-    as the network's output at the position). The opening position is refused: its roll decides
-    who moves, so it has no one side to label."""
-    afterstates = np.ascontiguousarray(afterstates, np.int64)
-    if len(afterstates) == 0:
-        return np.zeros((0, OUTPUTS), np.float64)
-    if (afterstates[:, rules.PLAYER] != CHANCE).any() or (afterstates[:, rules.ROLLS] == 0).any():
-        raise ValueError("search_targets labels positions waiting for a roll after the opening")
-    per = 21
-    rolled = np.zeros((len(afterstates) * per, rules.STATE_SIZE), np.int64)
-    probs = np.zeros(len(rolled), np.float64)
-    undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
-    roll_every_way(afterstates, rolled, probs, undo)
-    live = np.flatnonzero(probs > 0)
-    rolled, probs = rolled[live], probs[live]
-    source = live // per
-    capacity = 64 * len(rolled) + 4096
-    tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
-    tmp_paths = np.zeros((rules.MAX_AFTERSTATES, 4), np.int64)
-    while True:
-        buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
-        owner = np.zeros(capacity, np.int64)
-        count = expand(rolled, buffer, owner, tmp_out, tmp_paths)
-        if count >= 0:
-            break
-        capacity *= 2
-    rows = buffer[:count]
-    terminal = np.where(rows[:, 0] == TERMINAL, rows[:, rules.POINTS], 0)
-    # every reply is valued from the view of the roller's opponent (who moved into the position);
-    # the roller comes from the position itself: a roll with no move has already passed the turn
-    roller = features.next_mover(afterstates)[source]
-    view = (1 - roller)[owner[:count]]
-    live_rows = np.flatnonzero(terminal == 0)
-    p = np.zeros((count, OUTPUTS), np.float64)
-    if len(live_rows):
-        x, classes = features.encode(rows[live_rows], view[live_rows])
-        p[live_rows] = _numpy_forward(weights, x, classes)
-    for k in np.flatnonzero(terminal > 0):
-        p[k] = outcome_vector(rows[k], int(view[k]))
-    best = np.zeros(len(rolled), np.int64)
-    choose(owner[:count], count, _money_equity(p), terminal, len(rolled), best)
-    reply = flip(p[best])  # the roller's view
-    targets = np.zeros((len(afterstates), OUTPUTS), np.float64)
-    np.add.at(targets, source, reply * probs[:, None])
-    return targets
+    as the network's output at the position): a rollout of one move (``rollout_targets``). The
+    opening position is refused: its roll decides who moves, so it has no one side to label."""
+    return rollout_targets(weights, afterstates, 1, 1, np.random.default_rng(0))  # one move draws no dice
 
 
 def flip(v: np.ndarray) -> np.ndarray:
