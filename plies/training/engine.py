@@ -113,6 +113,35 @@ def list_candidates(states, kernels, children, owner, actions, ended, legal_buf,
     return k
 
 
+class CandidateScorer:
+    """Scores every legal move of a batch of positions with a value network: the children are
+    listed in compiled code (``list_candidates``) and scored in one batched pass
+    (``value_kernels.mlp_forward_rows``; a finished game by its return), each from the view of
+    the side that moved. Keeps its buffers for ``rows`` positions a call."""
+
+    def __init__(self, game: Game, rows: int, width: int, state_size: int) -> None:
+        self.game, self.kernels = game, kernel_refs(game.kernels)
+        self.children = np.zeros((rows * width, state_size), np.int64)
+        self.owner, self.actions = np.zeros(len(self.children), np.int64), np.zeros(len(self.children), np.int64)
+        self.ended = np.zeros(len(self.children))
+        self.legal_buf, self.undo_row = np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64)
+        self.ret = np.zeros(game.num_players)
+
+    def score(self, states: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(owner, action, value) of every child of ``states`` (at most ``rows`` of them), in
+        position order."""
+        n = compiled(list_candidates)(states, self.kernels, self.children, self.owner, self.actions, self.ended,
+                                      self.legal_buf, self.undo_row, self.ret)
+        values = self.ended[:n].copy()
+        going = np.flatnonzero(np.isnan(values))
+        if len(going):
+            children, owner = self.children[going], self.owner[going]
+            v = mlp_forward_rows(self.game.encode(children), params)
+            again = children[:, 0] == states[owner, 0]  # the mover moves again
+            values[going] = np.where(again, v, -v)
+        return self.owner[:n].copy(), self.actions[:n].copy(), values
+
+
 def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, games: int, epsilon: float,
              random_plies: int, seed: tuple[int, ...]) -> dict[str, np.ndarray]:
     """One worker's games of a round: positions, their movers, 1-ply values and games, and the
@@ -120,9 +149,8 @@ def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, game
     user's game is found by its module).
 
     Up to ``SELFPLAY_BATCH`` games at once on ``plies.vector``'s batched env: at each step every
-    game's children are listed in compiled code (``list_candidates``), all of them are scored in
-    one batched pass of the network (``value_kernels.mlp_forward_rows``; a finished game by its
-    return), and each game plays its best child (ties at random), a uniformly random move with
+    game's children are scored in one batched pass of the network (``CandidateScorer``), and
+    each game plays its best child (ties at random), a uniformly random move with
     probability ``epsilon``, or random moves for its first ``random_plies`` plies; the batch
     takes its moves in one ``step``. A game that reaches the game's move cap is scored a draw."""
     game = get_game(game) if isinstance(game, str) else game
@@ -130,13 +158,7 @@ def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, game
     parallel = max(1, min(games, SELFPLAY_BATCH))
     env = VectorGame(game, parallel, seed=seed_value, parallel=False, **options)
     rng = np.random.default_rng(seed_value)
-    width = max(1, int(env.legal_actions.shape[1]))
-    children = np.zeros((parallel * width, env.states.shape[1]), np.int64)
-    owner, actions = np.zeros(len(children), np.int64), np.zeros(len(children), np.int64)
-    ended = np.zeros(len(children))
-    legal_buf, undo_row = np.zeros(width, np.int64), np.zeros(max(1, game.undo_size), np.int64)
-    ret = np.zeros(env.num_players)
-    kernels = kernel_refs(game.kernels)
+    scorer = CandidateScorer(game, parallel, max(1, int(env.legal_actions.shape[1])), env.states.shape[1])
     slot_game = np.arange(parallel)
     active = np.ones(parallel, bool)
     plies = np.zeros(parallel, np.int64)
@@ -147,17 +169,12 @@ def selfplay(game: Game | str, options: dict[str, Any], params: np.ndarray, game
     while active.any():
         slots = np.flatnonzero(active)
         states = np.ascontiguousarray(env.states[slots])
-        n = compiled(list_candidates)(states, kernels, children, owner, actions, ended, legal_buf, undo_row, ret)
-        values = ended[:n].copy()
-        going = np.flatnonzero(np.isnan(values))
-        if len(going):
-            v = mlp_forward_rows(game.encode(children[going]), params)
-            again = children[going, 0] == states[owner[going], 0]  # the mover moves again
-            values[going] = np.where(again, v, -v)
-        first = np.searchsorted(owner[:n], np.arange(len(slots)))
+        owner, actions, values = scorer.score(states, params)
+        n = len(values)
+        first = np.searchsorted(owner, np.arange(len(slots)))
         counts = np.diff(np.append(first, n))
         # the best child of each game, ties at random: the largest value, then the largest draw
-        order = np.lexsort((rng.random(n), values, owner[:n]))
+        order = np.lexsort((rng.random(n), values, owner))
         best = order[first + counts - 1]
         pick = actions[best]
         explore = (plies[slots] < random_plies) | (rng.random(len(slots)) < epsilon)

@@ -29,41 +29,26 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit, types
 
-from plies.agents.value_net import MLPPolicyNet, compiled_net_params, require_torch
+from plies.agents.evaluator_specs import compiled_network
+from plies.agents.value_net import MLPPolicyNet, require_torch
 from plies.games.game import Game
-from plies.games.kernels import EVAL_T, KERNELS_T, TERMINAL, compiled, eval_ref, kernel_refs
 from plies.games.registry import get_game
 from plies.training.common import save_weights, seed_everything
-from plies.training.engine import selfplay
-
-_F1 = types.float64[::1]
-_F2 = types.float64[:, ::1]
-_I1 = types.int64[::1]
+from plies.training.engine import CandidateScorer, selfplay
 
 
-@njit(types.void(types.int64[:, ::1], KERNELS_T, EVAL_T, _F1, _F2, _I1, _I1, _F1), cache=True)
-def child_values(positions, kernels, evaluate, params, values, legal_buf, undo_row, ret):
-    """``values[b, a]``: the value, for the side to move in ``positions[b]``, of the position
-    after its action ``a`` (a finished game's return, else ``evaluate``); NaN where ``a`` is
-    not legal."""
-    legal, apply, undo, returns = (kernels.legal_actions, kernels.apply_action, kernels.undo_action,
-                                   kernels.returns)
-    values[:, :] = np.nan
-    for b in range(positions.shape[0]):
-        state = positions[b]
-        mover = state[0]
-        n = legal(state, legal_buf)
-        for i in range(n):
-            action = legal_buf[i]
-            apply(state, action, undo_row)
-            if state[0] == TERMINAL:
-                returns(state, ret)
-                values[b, action] = ret[mover]
-            else:
-                values[b, action] = evaluate(state, mover, params)
-            undo(state, action, undo_row)
+def child_values(game: Game, positions: np.ndarray, params: np.ndarray, actions: int, width: int,
+                 chunk: int = 4096) -> np.ndarray:
+    """``values[b, a]``: the value network's value, for the side to move in ``positions[b]``, of
+    the position after its action ``a`` (a finished game's return), as self-play scores moves
+    (``CandidateScorer``); NaN where ``a`` is not legal."""
+    values = np.full((len(positions), actions), np.nan)
+    scorer = CandidateScorer(game, chunk, width, positions.shape[1])
+    for start in range(0, len(positions), chunk):
+        owner, action, value = scorer.score(np.ascontiguousarray(positions[start:start + chunk]), params)
+        values[start + owner, action] = value
+    return values
 
 
 def check_game(game: Game) -> None:
@@ -91,18 +76,10 @@ def policy_data(game: Game, value: str, games: int, temperature: float, epsilon:
     masks and games."""
     options = options or {}
     start = game.new_state(0, **options)
-    inputs = int(game.encode(start.array[None]).shape[1])
-    path = value if value.endswith(".pt") else None
-    params = compiled_net_params(game.id, path, value if path is None else "net")
-    if int(params[1]) != inputs:
-        raise ValueError(f"the {game.id} network {value!r} takes {int(params[1])} inputs; this game's encoder "
-                         f"gives {inputs}")
+    params = compiled_network(start, value).params  # its layout checked against this game's encoder
     played = selfplay(game, options, params, games, epsilon, random_plies, (seed,))
     positions = np.ascontiguousarray(played["positions"])
-    values = np.zeros((len(positions), start.num_actions))
-    compiled(child_values)(positions, kernel_refs(game.kernels), eval_ref(game.net_value), params, values,
-                           np.zeros(start.max_legal_actions, np.int64), np.zeros(max(1, game.undo_size), np.int64),
-                           np.zeros(2))
+    values = child_values(game, positions, params, start.num_actions, start.max_legal_actions)
     return {"x": game.encode(positions), "targets": prior_targets(values, temperature).astype(np.float32),
             "legal": ~np.isnan(values), "game_of": played["game_of"]}
 

@@ -7,7 +7,6 @@ torch = pytest.importorskip("torch")
 
 import plies  # noqa: E402
 from plies.agents.value_net import MLPValueNet, load_value_net  # noqa: E402
-from plies.games.kernels import compiled, eval_ref, kernel_refs  # noqa: E402
 from plies.games.tictactoe import TicTacToeState  # noqa: E402
 from plies.training import policy  # noqa: E402
 from plies.training.common import save_weights  # noqa: E402
@@ -36,10 +35,7 @@ def test_child_values_score_each_legal_action_for_the_mover(tmp_path):
     game = plies.get_game("tictactoe")
     state = TicTacToeState.from_string("XX./OO./...")  # X to move: 2 wins at once
     params = model.flat_params()
-    values = np.zeros((1, 9))
-    compiled(policy.child_values)(state.array[None].copy(), kernel_refs(game.kernels), eval_ref(game.net_value),
-                                  params, values, np.zeros(9, np.int64), np.zeros(max(1, game.undo_size), np.int64),
-                                  np.zeros(2))
+    values = policy.child_values(game, state.array[None].copy(), params, 9, 9)
     legal = list(state.legal_actions())
     assert np.isnan(values[0, [0, 1, 3, 4]]).all() and not np.isnan(values[0, legal]).any()
     assert values[0, 2] == 1.0
