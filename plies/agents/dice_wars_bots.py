@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from plies.agents.base import BaseAgent, Range
+from plies.agents.evaluators import BatchEvaluator
 from plies.files import atomic_write
 from plies.games.dice_wars import rules
 from plies.games.dice_wars.probabilities import ATTACK_WIN
@@ -505,6 +506,39 @@ if __name__ == "__main__":
 
 
 # ----- the report's search player ----------------------------------------------------------
+@njit(cache=True)
+def end_turn_rows(states):
+    """Each running row in its move phase becomes the position just after its player ends the
+    turn (the reinforcement about to be placed); other rows, and a row whose ending would cancel
+    the game, are left as they are."""
+    undo = np.empty(rules.UNDO_SIZE, np.int64)
+    for i in range(states.shape[0]):
+        row = states[i]
+        if row[rules.PHASE] != rules.PHASE_MOVE or row[rules.RESULT] != rules.ONGOING:
+            continue
+        rules.apply_action(row, row[rules.NUM_AREAS] ** 2, undo)
+        if row[rules.RESULT] != rules.ONGOING:
+            rules.undo_action(row, row[rules.NUM_AREAS] ** 2, undo)
+
+
+class TurnEndLeaves(BatchEvaluator):
+    """Scores every leaf as the position after its player ends the turn there, so that a leaf
+    in the middle of a turn and the end of the turn are the same kind of position for the
+    network (a batch evaluator wrapped)."""
+
+    def __init__(self, evaluator) -> None:
+        self.evaluator = evaluator
+
+    def evaluate_all(self, states: np.ndarray, root: int, num_players: int, zero_sum: bool) -> np.ndarray:
+        ended = np.ascontiguousarray(states, np.int64).copy()
+        end_turn_rows(ended)
+        return self.evaluator.evaluate_all(ended, root, num_players, zero_sum)
+
+    def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
+        n = int(np.max(states[:, rules.NUM_PLAYERS]))
+        return self.evaluate_all(states, seat, n, False)[:, seat]
+
+
 class DwExpectiminimaxAgent(BaseAgent):
     """The report's expectiminimax player, over the generic ``expectiminimax`` search.
 
@@ -520,6 +554,9 @@ class DwExpectiminimaxAgent(BaseAgent):
     one, trained on the earlier maps; ``eval=<file>.pt``: another one; plies/agents/value_net.py) in one batch per decision; its ``filter`` ranks children
     by the compiled heuristic ``filter_eval`` (default ``win_prob``); ``filter_leaves`` filters
     the last ply too, so a network scores about (2 k)^depth leaves instead of all of them.
+    ``leaves=turn_end`` (with a network) scores every leaf as the position after its player
+    ends the turn there, so that attacking and ending the turn (``end_turn=true``) are valued
+    on the same kind of position.
     """
 
     spec_name = "dw_expectiminimax"
@@ -536,7 +573,7 @@ class DwExpectiminimaxAgent(BaseAgent):
     def __init__(self, *, depth: int = 3, max_attacks: int = 3, eval: str = "score",
                  areas: float = 0.0, dice: float = 0.0, filter: int = 5,
                  filter_eval: str = "win_prob", filter_leaves: bool = False,
-                 end_turn: bool = False,
+                 end_turn: bool = False, leaves: str = "as_is",
                  seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
         from plies.agents.evaluator_specs import check_eval_spec
@@ -550,6 +587,9 @@ class DwExpectiminimaxAgent(BaseAgent):
         self.filter_eval = filter_eval
         self.filter_leaves = filter_leaves
         self.end_turn = end_turn
+        if leaves not in ("as_is", "turn_end"):
+            raise ValueError(f"leaves={leaves!r}: use as_is or turn_end")
+        self.leaves = leaves
         self.last_values: np.ndarray | None = None
 
     def _is_network(self, state: GameState) -> bool:
@@ -575,10 +615,15 @@ class DwExpectiminimaxAgent(BaseAgent):
             return end
         weights = {k: v for k, v in self.weights.items() if v}
         ranker = None
-        if self._is_network(state):
+        network = self._is_network(state)
+        if self.leaves == "turn_end" and not network:
+            raise ValueError(f"leaves=turn_end needs a value network (eval=net or a .pt file), not eval={self.eval_name}")
+        if network:
             # a value network (plies/agents/value_net.py): leaves in one batch; the filter
             # ranks children by a compiled heuristic
             evaluator = evaluator_for(state, self.eval_name)
+            if self.leaves == "turn_end":
+                evaluator = TurnEndLeaves(evaluator)
             ranker = evaluator_for(state, self.filter_eval) if self.filter else None
         else:
             evaluator = evaluator_for(state, self.eval_name, **weights)
@@ -593,6 +638,12 @@ class DwExpectiminimaxAgent(BaseAgent):
             chance_limit=1,
         )
         scores = values[:, state.current_player].copy()
+        if self.leaves == "turn_end" and self.end_turn:
+            # the search scores ending after the first reinforcement die; every other leaf is
+            # scored before its reinforcement is placed, and so is this one
+            ending = evaluator.evaluate_all(array[None].copy(), state.current_player,
+                                            state.num_players, False)[0, state.current_player]
+            scores[actions == end] = ending
         if not self.end_turn:
             scores[actions == end] = -np.inf
         self.last_values = scores

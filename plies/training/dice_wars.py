@@ -65,7 +65,7 @@ EPOCH_FIELDS = ["round", "epoch", "step", "positions", "train_loss", "val_loss",
 # options that must not change when a run is resumed (--rounds may grow; workers, backend,
 # progress bars and --out may change)
 _HELP = __doc__
-FIXED = ("round_games", "chunk", "keep", "window", "player_depth", "player_seats", "epochs", "batch",
+FIXED = ("round_games", "chunk", "keep", "window", "player_depth", "player_options", "player_seats", "epochs", "batch",
          "lr", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
 
 
@@ -82,6 +82,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="fit on the positions of the last WINDOW rounds (default 0: all rounds)")
     p.add_argument("--player-depth", type=int, default=1,
                    help="search depth of the network player in the games of rounds >= 1 (default 1)")
+    p.add_argument("--player-options", default="",
+                   help="more options of the network player in rounds >= 1, e.g. "
+                        "leaves=turn_end,end_turn=true (default none)")
     p.add_argument("--player-seats", type=int, default=1,
                    help="seats of every table the network player takes in rounds >= 1 (1-4, default 1)")
     p.add_argument("--epochs", type=int, default=4, help="epochs of fitting in each round (default 4)")
@@ -137,11 +140,18 @@ def check_args(args: argparse.Namespace) -> None:
             raise ValueError(f"--eval-agent {args.eval_agent!r}: the network player is a search "
                              "(dw_expectiminimax or expectiminimax) whose eval= takes the network")
         make(eval_spec(args.eval_agent, "score"), game=GAME)  # a bad spec fails now, not after a round
+    if args.player_options:
+        from plies.agents import make
+
+        need("eval=" not in args.player_options and "depth=" not in args.player_options,
+             f"--player-options {args.player_options!r}: depth= is --player-depth and eval= the round's network")
+        make(f"dw_expectiminimax:{args.player_options}", game=GAME)  # a bad option fails now
 
 
-def player_spec(depth: int, weights: Path) -> str:
-    """The network player of the self-play rounds."""
-    return f"dw_expectiminimax:depth={depth},eval={weights.resolve()}"
+def player_spec(depth: int, weights: Path, options: str = "") -> str:
+    """The network player of the self-play rounds (``options``: more of its options, k=v,...)."""
+    more = f",{options}" if options else ""
+    return f"dw_expectiminimax:depth={depth}{more},eval={weights.resolve()}"
 
 
 def eval_spec(agent: str, evaluator: str) -> str:
@@ -155,7 +165,8 @@ def _round_seed(seed: int, k: int) -> int:
 
 def round_games(args: argparse.Namespace, k: int) -> list[Path]:
     """The game chunks of round ``k`` (played now where missing)."""
-    player = player_spec(args.player_depth, args.run / f"round_{k - 1}.pt") if k >= 1 else None
+    player = (player_spec(args.player_depth, args.run / f"round_{k - 1}.pt", args.player_options)
+              if k >= 1 else None)
     return ensure_games(args.run / "games" / f"round_{k}", args.round_games, args.chunk,
                         _round_seed(args.seed, k), args.workers, DEFAULT_POOL, args.backend,
                         progress=not args.quiet, player=player,
@@ -388,7 +399,8 @@ class DiceWarsRecipe(Recipe):
             "command": command_line(run.config),
             "rounds": args.rounds, "games": args.rounds * args.round_games,
             "training_pool": DEFAULT_POOL,
-            "network_player": f"dw_expectiminimax:depth={args.player_depth} in {args.player_seats} seat(s) "
+            "network_player": f"dw_expectiminimax:depth={args.player_depth}"
+                              f"{',' + args.player_options if args.player_options else ''} in {args.player_seats} seat(s) "
                               "of every table from round 1",
             "positions": int(rows[-1]["positions"]) if rows else 0,
             "selfplay_seconds": round(selfplay, 1),

@@ -146,3 +146,53 @@ def test_network_player_filters_by_a_named_heuristic():
     bogus = make("dw_expectiminimax:depth=2,eval=net,filter=2,filter_eval=bogus", seed=0)
     with pytest.raises(ValueError, match="heuristics: score"):
         bogus.act(state)
+
+
+def test_end_turn_rows_end_only_running_turns():
+    from plies.agents.dice_wars_bots import end_turn_rows
+
+    state = _midgame_state(4)
+    ended = state.clone()
+    ended.apply(state.end_turn_action)
+    battle = state.clone()
+    battle.apply(int(state.legal_actions()[0]))
+    assert battle.is_chance_node()
+    rows = np.stack([state.array, battle.array]).copy()
+    end_turn_rows(rows)
+    np.testing.assert_array_equal(rows[0], ended.array)
+    np.testing.assert_array_equal(rows[1], battle.array)
+
+
+def test_turn_end_leaves_score_each_leaf_after_the_turn_ends():
+    pytest.importorskip("torch")
+    state = _midgame_state(4)
+    agent = make("dw_expectiminimax:depth=1,eval=net,leaves=turn_end,end_turn=true", seed=0)
+    agent.act(state)
+    net = evaluator_for(state, "net")
+    seat, n = state.current_player, state.num_players
+
+    def after_end(s):
+        s = s.clone()
+        if not s.is_terminal():
+            s.apply(s.end_turn_action)
+        return float(net.evaluate_all(s.array[None].copy(), seat, n, False)[0, seat])
+
+    expected = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(int(action))
+        if action == state.end_turn_action:  # scored before its reinforcement, like every leaf
+            expected.append(float(net.evaluate_all(child.array[None].copy(), seat, n, False)[0, seat]))
+            continue
+        outcomes, probs = child.chance_outcomes()
+        value = 0.0
+        for outcome, p in zip(outcomes, probs):
+            grand = child.clone()
+            grand.apply(int(outcome))
+            value += p * after_end(grand)
+        expected.append(value)
+    np.testing.assert_allclose(agent.last_values, expected, rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="as_is or turn_end"):
+        make("dw_expectiminimax:leaves=sideways", seed=0)
+    with pytest.raises(ValueError, match="needs a value network"):
+        make("dw_expectiminimax:leaves=turn_end", seed=0).act(state)

@@ -82,6 +82,10 @@ def test_the_network_player_takes_the_asked_seats():
     ("eval_agent", "dt.sdc", "the network player is a search"),
     ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
     ("eval_agent", "dw_expectiminimax:depth=0", "depth"),
+    ("player_options", "eval=net", "depth= is --player-depth and eval= the round's network"),
+    ("player_options", "depth=2", "depth= is --player-depth"),
+    ("player_options", "leaves=sideways", "as_is or turn_end"),
+    ("player_options", "max_attacks=-1", "max_attacks"),
 ])
 def test_bad_options_are_refused_before_any_game(tmp_path, option, value, message):
     args = _args(tmp_path / "run", 1, **{option: value})
@@ -95,6 +99,21 @@ def test_bad_options_on_the_command_line_are_usage_errors(tmp_path, capsys):
     assert "--eval-games must be 0 or a positive multiple of 4" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         engine.main(["dice_wars", "--eval-pool", "everyone"])
+
+
+def test_player_options_go_into_the_network_players_spec(tmp_path):
+    import shutil
+
+    from plies.agents import make
+    from plies.agents.value_net import shipped_weights
+
+    pytest.importorskip("torch")
+    shutil.copy(shipped_weights("dice_wars"), tmp_path / "round_0.pt")
+    spec = dw_train.player_spec(2, tmp_path / "round_0.pt", "leaves=turn_end,end_turn=true")
+    assert spec.startswith("dw_expectiminimax:depth=2,leaves=turn_end,end_turn=true,eval=")
+    agent = make(spec, game="dice_wars")
+    assert (agent.depth, agent.leaves, agent.end_turn) == (2, "turn_end", True)
+    assert dw_train.player_spec(1, tmp_path / "round_0.pt") == f"dw_expectiminimax:depth=1,eval={(tmp_path / 'round_0.pt').resolve()}"
 
 
 def test_a_run_folder_with_a_comma_is_refused(tmp_path):
