@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from plies.agents.specs import parse_spec
 from plies.agents.value_net import DiceWarsNet
 from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
 from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, add_seconds, ensure_games, positions
@@ -128,7 +129,7 @@ def check_args(args: argparse.Namespace) -> None:
     need(args.eval_games >= 0 and args.eval_games % SEATS == 0,
          f"--eval-games must be 0 or a positive multiple of {SEATS} (the course schedule plays every "
          f"rotation of each table), got {args.eval_games}")
-    need("eval=" not in args.eval_agent,
+    need("eval" not in parse_spec(args.eval_agent)[1],
          f"--eval-agent {args.eval_agent!r}: leave out eval=, the round's network is added")
     need("," not in str(args.run.resolve()),
          f"--run {args.run}: the folder's path goes into agent specs, which cannot hold a comma")
@@ -143,9 +144,10 @@ def check_args(args: argparse.Namespace) -> None:
     if args.player_options:
         from plies.agents import make
 
-        need("eval=" not in args.player_options and "depth=" not in args.player_options,
+        player = f"dw_expectiminimax:{args.player_options}"
+        need(not {"depth", "eval"} & set(parse_spec(player)[1]),
              f"--player-options {args.player_options!r}: depth= is --player-depth and eval= the round's network")
-        make(f"dw_expectiminimax:{args.player_options}", game=GAME)  # a bad option fails now
+        make(player, game=GAME)  # a bad option fails now
 
 
 def player_spec(depth: int, weights: Path, options: str = "") -> str:

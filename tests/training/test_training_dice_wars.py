@@ -94,6 +94,12 @@ def test_bad_options_are_refused_before_any_game(tmp_path, option, value, messag
     assert not (tmp_path / "run" / "games").exists()
 
 
+def test_options_that_only_contain_eval_or_depth_in_their_names_are_accepted(tmp_path):
+    args = _args(tmp_path / "run", 1, player_options="filter_eval=score,filter_leaves=true",
+                 eval_agent="dw_expectiminimax:depth=1,filter_eval=score")
+    dw_train.check_args(args)  # filter_eval= is not eval=
+
+
 def test_bad_options_on_the_command_line_are_usage_errors(tmp_path, capsys):
     assert engine.main(["dice_wars", "--run", str(tmp_path / "r"), "--eval-games", "6"]) == 2
     assert "--eval-games must be 0 or a positive multiple of 4" in capsys.readouterr().err
