@@ -4,9 +4,9 @@ The training engine's recipe for Dice Wars (``RECIPE``, named by the game's decl
 engine (``plies.training.engine``) runs the rounds, checkpoints, resume, metrics and card; this
 module says what a round plays, how it learns and how it is evaluated.
 
-Round 0: ``--round-games`` four-player games, every seat drawn from the training pool
+Round 0: ``--pool-games`` (default ``--round-games``) four-player games, every seat drawn from the training pool
 (``DEFAULT_POOL``: the course's five bots under their course names, ``win_prob`` and the
-report's expectiminimax player with the score). Round k >= 1: as many games where the network
+report's expectiminimax player with the score). Round k >= 1: ``--round-games`` games where the network
 player of round k-1 (``dw_expectiminimax:depth=D,eval=RUN/round_{k-1}.pt``, D =
 ``--player-depth``) takes ``--player-seats`` seats of every table and pool bots the others, so
 the positions its own play reaches enter the data. Games are played in worker processes and
@@ -14,7 +14,9 @@ stored in chunks under ``RUN/games/round_K`` (kept across resumes).
 
 Every round the network is fitted further (warm start: it keeps the previous round's weights and
 optimiser) for ``--epochs`` epochs on a sample of the positions (``--keep``) of all rounds so far
-(``--window``: only the last rounds), each labelled with its game's winner: cross-entropy of a
+(``--window``: only the last rounds; ``--positions turn_end``: only those just after a player
+ends the turn; ``--per-game K``: each epoch at most K of each game's, drawn anew), each
+labelled with its game's winner: cross-entropy of a
 softmax over the seats alive; games are split into training and validation games (no game on
 both sides). The round's network is written to ``RUN/round_K.pt`` and evaluated in the course's
 tournament schedule (``--eval-games`` four-player games, the network player in every game, three
@@ -44,7 +46,14 @@ import numpy as np
 from plies.agents.specs import parse_spec
 from plies.agents.value_net import DiceWarsNet
 from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
-from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, add_seconds, ensure_games, positions
+from plies.training.dw_data import (
+    COURSE_BOTS,
+    DEFAULT_POOL,
+    POSITION_KINDS,
+    add_seconds,
+    ensure_games,
+    positions,
+)
 from plies.training.engine import Recipe, Run, score_against
 
 GAME = "dice_wars"
@@ -66,7 +75,7 @@ EPOCH_FIELDS = ["round", "epoch", "step", "positions", "train_loss", "val_loss",
 # options that must not change when a run is resumed (--rounds may grow; workers, backend,
 # progress bars and --out may change)
 _HELP = __doc__
-FIXED = ("round_games", "chunk", "keep", "window", "player_depth", "player_options", "player_seats", "epochs", "batch",
+FIXED = ("round_games", "pool_games", "chunk", "keep", "positions", "per_game", "window", "player_depth", "player_options", "player_seats", "epochs", "batch",
          "lr", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
 
 
@@ -76,9 +85,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=1,
                    help="rounds: 0 = games of the pool, k >= 1 = games of round k-1's network (default 1)")
     p.add_argument("--round-games", type=int, default=2000, help="games played in each round (default 2000)")
+    p.add_argument("--pool-games", type=int, default=0,
+                   help="games of round 0, the pool's (0: --round-games; pool games are cheap, the "
+                        "network player's are not)")
     p.add_argument("--chunk", type=int, default=100, help="games per stored chunk")
     p.add_argument("--keep", type=float, default=0.05,
                    help="share of each game's positions used (default 0.05)")
+    p.add_argument("--positions", choices=POSITION_KINDS, default="all",
+                   help="all: every decision and reinforcement step; turn_end: only the positions just "
+                        "after a player ends the turn (what leaves=turn_end scores) (default all)")
+    p.add_argument("--per-game", type=int, default=0,
+                   help="fit each epoch on at most this many of each training game's positions, drawn "
+                        "anew every epoch (0: all of them; default 0)")
     p.add_argument("--window", type=int, default=0,
                    help="fit on the positions of the last WINDOW rounds (default 0: all rounds)")
     p.add_argument("--player-depth", type=int, default=1,
@@ -114,8 +132,11 @@ def check_args(args: argparse.Namespace) -> None:
     need(args.rounds >= 1, f"--rounds must be at least 1, got {args.rounds}")
     need(args.round_games >= 2, f"--round-games must be at least 2 (training and validation games), "
                                 f"got {args.round_games}")
+    need(args.pool_games == 0 or args.pool_games >= 2,
+         f"--pool-games must be 0 (as --round-games) or at least 2, got {args.pool_games}")
     need(args.chunk >= 1, f"--chunk must be at least 1, got {args.chunk}")
     need(0.0 < args.keep <= 1.0, f"--keep is a share of positions in (0, 1], got {args.keep}")
+    need(args.per_game >= 0, f"--per-game must be 0 (all) or more, got {args.per_game}")
     need(args.window >= 0, f"--window must be 0 (all rounds) or more, got {args.window}")
     need(1 <= args.player_depth <= 16, f"--player-depth must be 1-16, got {args.player_depth}")
     need(1 <= args.player_seats <= SEATS, f"--player-seats must be 1-{SEATS}, got {args.player_seats}")
@@ -165,11 +186,21 @@ def _round_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, 7919, k]).generate_state(1)[0])
 
 
+def games_of_round(args: argparse.Namespace, k: int) -> int:
+    """Games played in round ``k`` (round 0: ``--pool-games`` where given)."""
+    return args.pool_games if k == 0 and args.pool_games else args.round_games
+
+
+def games_until(args: argparse.Namespace, k: int) -> int:
+    """Games played in rounds 0..k."""
+    return games_of_round(args, 0) + k * args.round_games
+
+
 def round_games(args: argparse.Namespace, k: int) -> list[Path]:
     """The game chunks of round ``k`` (played now where missing)."""
     player = (player_spec(args.player_depth, args.run / f"round_{k - 1}.pt", args.player_options)
               if k >= 1 else None)
-    return ensure_games(args.run / "games" / f"round_{k}", args.round_games, args.chunk,
+    return ensure_games(args.run / "games" / f"round_{k}", games_of_round(args, k), args.chunk,
                         _round_seed(args.seed, k), args.workers, DEFAULT_POOL, args.backend,
                         progress=not args.quiet, player=player,
                         player_seats=args.player_seats if k >= 1 else 0)
@@ -181,7 +212,9 @@ def round_positions(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
     folder = args.run / "positions"
     folder.mkdir(parents=True, exist_ok=True)
     cache = folder / f"round_{k}.npz"
-    key = f"{args.round_games}:{args.keep}:{args.val}:{args.seed}:{k}"
+    key = f"{games_of_round(args, k)}:{args.keep}:{args.val}:{args.seed}:{k}"
+    if args.positions != "all":
+        key += f":{args.positions}"
     if cache.exists():
         try:
             with np.load(cache) as data:
@@ -190,7 +223,7 @@ def round_positions(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
         except (OSError, ValueError, KeyError, EOFError):
             pass  # a damaged cache is rebuilt from the stored games
     paths = round_games(args, k)
-    data = positions(paths, args.keep, _round_seed(args.seed, k))
+    data = positions(paths, args.keep, _round_seed(args.seed, k), kind=args.positions)
     data["games"] = data["games"] + k * GAME_ID_STRIDE
     held = held_out(np.unique(data["games"]), args.val, _round_seed(args.seed, k))
     data["val"] = np.isin(data["games"], held)
@@ -225,6 +258,19 @@ def window_data(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
         row += len(p["states"])
     return {"states": states, **{name: np.concatenate([p[name] for p in parts])
                                  for name in ("winners", "games", "val")}}
+
+
+def epoch_rows(rows: np.ndarray, games: np.ndarray, per_game: int, rng: np.random.Generator) -> np.ndarray:
+    """The training rows of one epoch: all of ``rows``, or at most ``per_game`` of each game's
+    (drawn anew each epoch). Positions of one game share their label, so many of them teach
+    little more than a few, and a network fitted on all of them learns the games by heart."""
+    if per_game == 0:
+        return rows
+    order = rows[np.argsort(games[rows], kind="stable")]
+    _, starts, counts = np.unique(games[order], return_index=True, return_counts=True)
+    picks = [start + rng.choice(count, size=min(per_game, count), replace=False)
+             for start, count in zip(starts, counts)]
+    return order[np.concatenate(picks)] if picks else rows[:0]
 
 
 def batch_loss(model, states: np.ndarray, winners: np.ndarray, torch):
@@ -330,7 +376,7 @@ class DiceWarsRecipe(Recipe):
             raise ValueError(f"round {k}: the games hold no training positions; raise --keep or --round-games")
         for epoch in range(progress["epoch"], args.epochs):
             start = time.perf_counter()
-            order = run.rng.permutation(train_rows)
+            order = run.rng.permutation(epoch_rows(train_rows, data["games"], args.per_game, run.rng))
             total = 0.0
             bar = tqdm(range(0, len(order), args.batch), disable=args.quiet,
                        desc=f"dice_wars round {k} epoch {epoch + 1}/{args.epochs}")
@@ -354,7 +400,7 @@ class DiceWarsRecipe(Recipe):
             run.save_checkpoint()  # a resume goes on from the next epoch
         save_weights(model, args.run / f"round_{k}.pt", {"game": GAME, "arch": ARCH, "arch_config": run.arch_config,
                                                          "round": k, "command": command_line(run.config)})
-        row = {"round": k, "games": (k + 1) * args.round_games, "positions": len(train_rows),
+        row = {"round": k, "games": games_until(args, k), "positions": len(train_rows),
                "val_positions": len(val_rows), "epochs": (k + 1) * args.epochs,
                "train_loss": progress.get("train_loss", ""), "val_loss": progress.get("val_loss", ""),
                "val_accuracy": progress.get("val_accuracy", ""),
@@ -399,7 +445,7 @@ class DiceWarsRecipe(Recipe):
         return {
             "game": GAME, "arch": ARCH, "arch_config": run.arch_config,
             "command": command_line(run.config),
-            "rounds": args.rounds, "games": args.rounds * args.round_games,
+            "rounds": args.rounds, "games": games_until(args, args.rounds - 1),
             "training_pool": DEFAULT_POOL,
             "network_player": f"dw_expectiminimax:depth={args.player_depth}"
                               f"{',' + args.player_options if args.player_options else ''} in {args.player_seats} seat(s) "

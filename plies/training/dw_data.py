@@ -92,15 +92,23 @@ def add_seconds(folder: Path, seconds: float) -> float:
     return total
 
 
+POSITION_KINDS = ("all", "turn_end")
+"""Which positions of a game become training data: ``all`` (every player decision and
+reinforcement step), ``turn_end`` (only the position just after a player ends the turn, its
+reinforcement about to be placed: the positions the ``leaves=turn_end`` search scores)."""
+
+
 def positions(paths: list[Path], keep: float, seed: int,
-              options: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """Positions of the games in ``paths``: every player decision and reinforcement step is
-    kept with probability ``keep`` (pending battles are not: searches resolve them).
+              options: dict[str, Any] | None = None, kind: str = "all") -> dict[str, np.ndarray]:
+    """Positions of the games in ``paths`` of the given ``kind`` (``POSITION_KINDS``), each kept
+    with probability ``keep`` (pending battles are never kept: searches resolve them).
     Returns states (int16, zero padded), winner seat and game index per position; games
     without a winner (cancelled, truncated) are skipped."""
     from plies.games.dice_wars import rules
     from plies.training.selfplay import replay
 
+    if kind not in POSITION_KINDS:
+        raise ValueError(f"position kind {kind!r}: use one of {', '.join(POSITION_KINDS)}")
     rng = np.random.default_rng(seed)
     rows: list[np.ndarray] = []
     winners: list[int] = []
@@ -110,17 +118,24 @@ def positions(paths: list[Path], keep: float, seed: int,
             if max(record.returns) < 1.0:
                 continue
             winner = int(np.argmax(record.returns))
-            for state in replay("dice_wars", record, options):
+            ended = False  # the action that led here ended a player's turn
+            for i, state in enumerate(replay("dice_wars", record, options)):
                 s = state.array
-                if s[0] == rules.TERMINAL or s[rules.PHASE] == rules.PHASE_BATTLE:
-                    continue
-                if rng.random() < keep:
+                if ((kind == "all" or ended) and s[0] != rules.TERMINAL
+                        and s[rules.PHASE] != rules.PHASE_BATTLE and rng.random() < keep):
                     rows.append(s.astype(np.int16))
                     winners.append(winner)
                     games.append(record.index)
+                ended = i < len(record.actions) and _ends_turn(s, int(record.actions[i]), rules)
     width = max((len(r) for r in rows), default=rules.AREAS)
     states = np.zeros((len(rows), width), np.int16)
     for i, r in enumerate(rows):
         states[i, : len(r)] = r
     return {"states": states, "winners": np.array(winners, np.int64),
             "games": np.array(games, np.int64)}
+
+
+def _ends_turn(state: np.ndarray, action: int, rules: Any) -> bool:
+    """``action`` in ``state`` is a player ending the turn."""
+    return (state[0] >= 0 and state[rules.PHASE] == rules.PHASE_MOVE
+            and action == int(state[rules.NUM_AREAS]) ** 2)

@@ -79,6 +79,8 @@ def test_the_network_player_takes_the_asked_seats():
     ("eval_games", -4, "--eval-games must be 0"),
     ("val", 1, r"--val is a share of games in \(0, 1\)"),
     ("window", -1, "--window must be 0"),
+    ("per_game", -1, "--per-game must be 0"),
+    ("pool_games", 1, "--pool-games must be 0"),
     ("eval_agent", "dt.sdc", "the network player is a search"),
     ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
     ("eval_agent", "dw_expectiminimax:depth=0", "depth"),
@@ -205,3 +207,62 @@ def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
     for name in ("oldmaps", "net"):  # a shipped name is a network inside the search (filtered)
         agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
         assert agent.act(state) in list(state.legal_actions())
+
+
+def test_turn_end_positions_are_the_positions_right_after_a_turn_ends(tmp_path):
+    from plies.agents.dice_wars_bots import end_turn_rows
+    from plies.games.dice_wars import rules
+    from plies.training.dw_data import ensure_games, positions
+    from plies.training.selfplay import replay
+
+    paths = ensure_games(tmp_path, 2, 2, 5, 1, {"dt.sdc": 1.0, "dt.ste": 1.0}, progress=False)
+    ends = positions(paths, 1.0, 0, kind="turn_end")
+    # worked out another way: every running move-phase position before a player's end of turn,
+    # ended by the search's own kernel (end_turn_rows)
+    expected = []
+    for record in load_records(paths[0]):
+        for i, state in enumerate(replay("dice_wars", record)):
+            s = state.array
+            if (i < len(record.actions) and s[0] >= 0 and s[rules.PHASE] == rules.PHASE_MOVE
+                    and record.actions[i] == s[rules.NUM_AREAS] ** 2):
+                row = s.astype(np.int64).copy()[None]
+                end_turn_rows(row)
+                if row[0, rules.RESULT] == rules.ONGOING:
+                    expected.append(row[0])
+    assert len(expected) == len(ends["states"]) > 20
+    for got, want in zip(ends["states"], expected):
+        np.testing.assert_array_equal(got[: len(want)], want)
+        assert got[rules.PHASE] == rules.PHASE_REINFORCE
+    every = positions(paths, 1.0, 0)
+    assert len(every["states"]) > 3 * len(ends["states"])
+    with pytest.raises(ValueError, match="position kind 'middle'"):
+        positions(paths, 1.0, 0, kind="middle")
+
+
+def test_epoch_rows_take_at_most_k_positions_of_each_game_drawn_anew():
+    games = np.repeat(np.arange(10), 7)
+    rows = np.flatnonzero(games != 3)  # game 3 is a validation game
+    rng = np.random.default_rng(0)
+    first, second = (dw_train.epoch_rows(rows, games, 2, rng) for _ in range(2))
+    for picked in (first, second):
+        assert set(picked) <= set(rows)
+        assert np.bincount(games[picked], minlength=10).tolist() == [2, 2, 2, 0, 2, 2, 2, 2, 2, 2]
+    assert set(first) != set(second)
+    np.testing.assert_array_equal(dw_train.epoch_rows(rows, games, 0, rng), rows)
+    assert len(dw_train.epoch_rows(rows, games, 50, rng)) == len(rows)
+
+
+def test_a_run_fits_on_turn_end_positions_a_few_of_each_game_per_epoch(tmp_path):
+    run = tmp_path / "run"
+    card = engine.train("dice_wars", _args(run, 1, positions="turn_end", per_game=3, keep=1.0, eval_games=0,
+                                            batch=4, pool_games=6))
+    assert card["games"] == 6 and len(list((run / "games" / "round_0").glob("games_*.npz"))) == 3
+    with np.load(run / "positions" / "round_0.npz") as data:
+        train_games = np.unique(data["games"][~data["val"]])
+        assert card["positions"] == int((~data["val"]).sum()) > 3 * len(train_games)
+    with open(run / "epochs.csv", newline="") as f:
+        epochs = list(csv.DictReader(f))
+    # each epoch made one step per batch of at most 3 positions per training game
+    steps = [int(e["step"]) for e in epochs]
+    assert len(train_games) == 5 and steps == [4, 8]  # 15 positions an epoch, batches of 4
+    assert "--positions turn_end --per-game 3" in card["command"]
