@@ -434,8 +434,8 @@ class DiceWarsRecipe(Recipe):
     def plot(self, run: Run) -> None:
         if run.args.eval_games:
             plot_curve(run.folder / "metrics.csv", run.folder / "learning_curve.png", "games",
-                       {"eval_win_rate": f"{run.args.eval_agent} + network vs {run.args.eval_pool} pool"},
-                       "Dice Wars network player: win rate after each round",
+                       {"eval_win_rate": f"network player vs the {run.args.eval_pool} pool"},
+                       "Dice Wars: win rate after each round",
                        interval=("eval_low", "eval_high"), ylabel="share of 4-player games won")
 
     def card(self, run: Run) -> dict[str, Any]:
