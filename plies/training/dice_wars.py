@@ -262,8 +262,8 @@ def window_data(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
 
 def epoch_rows(rows: np.ndarray, games: np.ndarray, per_game: int, rng: np.random.Generator) -> np.ndarray:
     """The training rows of one epoch: all of ``rows``, or at most ``per_game`` of each game's
-    (drawn anew each epoch). Positions of one game share their label, so many of them teach
-    little more than a few, and a network fitted on all of them learns the games by heart."""
+    (drawn anew each epoch): positions of one game share their label. Measured, it did not
+    help (docs/training.md); all positions is the default."""
     if per_game == 0:
         return rows
     order = rows[np.argsort(games[rows], kind="stable")]
