@@ -17,7 +17,9 @@ optimiser) for ``--epochs`` epochs on a sample of the positions (``--keep``) of 
 (``--window``: only the last rounds; ``--positions turn_end``: only those just after a player
 ends the turn; ``--per-game K``: each epoch at most K of each game's, drawn anew), each
 labelled with its game's winner: cross-entropy of a
-softmax over the seats alive; games are split into training and validation games (no game on
+softmax over the seats alive. With ``--lam L`` < 1 the targets of rounds >= 1 are soft: along each
+game's kept positions, the lambda-returns of the win probabilities that round k-1's network gives
+them (the last kept position gets the winner); validation losses stay against the winner. Games are split into training and validation games (no game on
 both sides). The round's network is written to ``RUN/round_K.pt`` and evaluated in the course's
 tournament schedule (``--eval-games`` four-player games, the network player in every game, three
 of ``--eval-pool`` around it; the same maps and dice every round); win rate and 95% Wilson
@@ -52,6 +54,7 @@ from plies.training.dw_data import (
     POSITION_KINDS,
     add_seconds,
     ensure_games,
+    lambda_targets,
     positions,
 )
 from plies.training.engine import Recipe, Run, score_against
@@ -76,7 +79,7 @@ EPOCH_FIELDS = ["round", "epoch", "step", "positions", "train_loss", "val_loss",
 # progress bars and --out may change)
 _HELP = __doc__
 FIXED = ("round_games", "pool_games", "chunk", "keep", "positions", "per_game", "window", "player_depth", "player_options", "player_seats", "epochs", "batch",
-         "lr", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
+         "lr", "lam", "hidden", "layers", "val", "seed", "eval_games", "eval_agent", "eval_pool", "eval_seed")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -109,6 +112,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epochs", type=int, default=4, help="epochs of fitting in each round (default 4)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--lam", type=float, default=1.0,
+                   help="targets of rounds >= 1: lambda-returns along each game's kept positions of the "
+                        "previous round's network's win probabilities (1: the game's winner, as round 0; "
+                        "default 1)")
     p.add_argument("--hidden", type=int, default=32)
     p.add_argument("--layers", type=int, default=2,
                    help="message-passing rounds (0: pooled MLP over per-area features)")
@@ -143,6 +150,7 @@ def check_args(args: argparse.Namespace) -> None:
     need(args.epochs >= 1, f"--epochs must be at least 1, got {args.epochs}")
     need(args.batch >= 1, f"--batch must be at least 1, got {args.batch}")
     need(args.lr > 0, f"--lr must be positive, got {args.lr}")
+    need(0.0 <= args.lam <= 1.0, f"--lam is a weight in [0, 1], got {args.lam}")
     need(args.hidden >= 1, f"--hidden must be at least 1, got {args.hidden}")
     need(args.layers >= 0, f"--layers must be 0 or more, got {args.layers}")
     need(0.0 < args.val < 1.0, f"--val is a share of games in (0, 1), got {args.val}")
@@ -281,6 +289,38 @@ def batch_loss(model, states: np.ndarray, winners: np.ndarray, torch):
     return loss, correct
 
 
+def soft_loss(model, states: np.ndarray, targets: np.ndarray, torch):
+    """Cross-entropy of the network's seat distribution against soft targets (N x seats)."""
+    logp = model(*model.tensors(states, "cpu"))
+    target = torch.from_numpy(targets)
+    # dead seats have log P = -1e9 and target 0; the clamp keeps 0 * -1e9 out of the sum
+    return -(target * logp[:, : target.shape[1]].clamp(min=-100.0)).sum(-1).mean()
+
+
+def round_targets(args: argparse.Namespace, k: int, data: dict[str, np.ndarray], torch,
+                  progress: bool = False) -> np.ndarray | None:
+    """Soft targets of round ``k``'s fit (``--lam`` < 1, rounds >= 1): lambda-returns of round
+    k-1's network's win probabilities along each game's kept positions; None: the winners."""
+    if args.lam >= 1.0 or k == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    from plies.agents.value_net import load_value_net
+
+    teacher = load_value_net(args.run / f"round_{k - 1}.pt", GAME)
+    teacher.eval()
+    states = data["states"]
+    probs = np.empty((len(states), SEATS), np.float32)
+    with torch.no_grad():
+        for first in tqdm(range(0, len(states), 4096), disable=not progress, desc=f"dice_wars round {k} targets"):
+            rows = states[first:first + 4096].astype(np.int64)
+            probs[first:first + 4096] = teacher(*teacher.tensors(rows, "cpu")).exp().numpy()[:, :SEATS]
+    order = np.argsort(data["games"], kind="stable")  # each game's positions together, in order
+    targets = np.empty_like(probs)
+    targets[order] = lambda_targets(probs[order], data["games"][order], data["winners"][order], args.lam)
+    return targets
+
+
 def validate(model, data, rows: np.ndarray, torch) -> tuple[float, float]:
     model.eval()
     total, correct = 0.0, 0
@@ -374,6 +414,7 @@ class DiceWarsRecipe(Recipe):
         train_rows, val_rows = np.flatnonzero(~data["val"]), np.flatnonzero(data["val"])
         if len(train_rows) == 0:
             raise ValueError(f"round {k}: the games hold no training positions; raise --keep or --round-games")
+        targets = round_targets(args, k, data, torch, progress=not args.quiet)
         for epoch in range(progress["epoch"], args.epochs):
             start = time.perf_counter()
             order = run.rng.permutation(epoch_rows(train_rows, data["games"], args.per_game, run.rng))
@@ -382,7 +423,10 @@ class DiceWarsRecipe(Recipe):
                        desc=f"dice_wars round {k} epoch {epoch + 1}/{args.epochs}")
             for first in bar:
                 idx = order[first:first + args.batch]
-                loss, _ = batch_loss(model, data["states"][idx], data["winners"][idx], torch)
+                if targets is None:
+                    loss, _ = batch_loss(model, data["states"][idx], data["winners"][idx], torch)
+                else:
+                    loss = soft_loss(model, data["states"][idx], targets[idx], torch)
                 run.optimizer.zero_grad()
                 loss.backward()
                 run.optimizer.step()
@@ -450,6 +494,9 @@ class DiceWarsRecipe(Recipe):
             "network_player": f"dw_expectiminimax:depth={args.player_depth}"
                               f"{',' + args.player_options if args.player_options else ''} in {args.player_seats} seat(s) "
                               "of every table from round 1",
+            "targets": "the game's winner" if args.lam >= 1.0 or args.rounds == 1 else
+                       f"round 0: the game's winner; rounds >= 1: lambda-returns (lambda {args.lam}) of "
+                       "the previous round's network along each game's kept positions",
             "positions": int(rows[-1]["positions"]) if rows else 0,
             "selfplay_seconds": round(selfplay, 1),
             "fit_seconds": round(progress["fit_seconds"], 1),

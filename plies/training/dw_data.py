@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from plies.files import atomic_write
 from plies.training.records import load_records, save_records
@@ -139,3 +140,38 @@ def _ends_turn(state: np.ndarray, action: int, rules: Any) -> bool:
     """``action`` in ``state`` is a player ending the turn."""
     return (state[0] >= 0 and state[rules.PHASE] == rules.PHASE_MOVE
             and action == int(state[rules.NUM_AREAS]) ** 2)
+
+
+def lambda_targets(probs: np.ndarray, games: np.ndarray, winners: np.ndarray, lam: float) -> np.ndarray:
+    """Soft targets of the positions: the lambda-return of each seat's win probability along its
+    game's positions (rows of one game together, in the order played). The game's last position
+    gets its winner; each earlier one ``(1 - lam) * probs[next] + lam * target[next]``, ``probs``
+    being a network's P(seat wins) of every position (N x seats). ``lam`` 1 is the winner
+    everywhere, 0 the network's value of the next position (TD(0))."""
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lambda is a weight in [0, 1], got {lam}")
+    probs = np.ascontiguousarray(probs, np.float32)
+    games = np.ascontiguousarray(games, np.int64)
+    winners = np.ascontiguousarray(winners, np.int64)
+    if len(probs) != len(games) or len(games) != len(winners):
+        raise ValueError(f"probs, games and winners differ in length: {len(probs)}, {len(games)}, {len(winners)}")
+    if len(games) and ((winners < 0).any() or (winners >= probs.shape[1]).any()):
+        raise ValueError(f"a winner is not a seat of 0-{probs.shape[1] - 1}")
+    if len(games) > 1 and len(np.unique(games)) != 1 + int((games[1:] != games[:-1]).sum()):
+        raise ValueError("each game's positions must stand together, in the order played")
+    out = np.empty_like(probs)
+    _lambda_targets(probs, games, winners, np.float32(lam), out)
+    return out
+
+
+@njit(cache=True)
+def _lambda_targets(probs, games, winners, lam, out):
+    n, seats = probs.shape
+    for i in range(n - 1, -1, -1):
+        if i == n - 1 or games[i + 1] != games[i]:  # the game's last position: its winner
+            for s in range(seats):
+                out[i, s] = 0.0
+            out[i, winners[i]] = 1.0
+        else:
+            for s in range(seats):
+                out[i, s] = (1.0 - lam) * probs[i + 1, s] + lam * out[i + 1, s]

@@ -80,6 +80,7 @@ def test_the_network_player_takes_the_asked_seats():
     ("val", 1, r"--val is a share of games in \(0, 1\)"),
     ("window", -1, "--window must be 0"),
     ("per_game", -1, "--per-game must be 0"),
+    ("lam", 1.5, r"--lam is a weight in \[0, 1\]"),
     ("pool_games", 1, "--pool-games must be 0"),
     ("eval_agent", "dt.sdc", "the network player is a search"),
     ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
@@ -266,3 +267,60 @@ def test_a_run_fits_on_turn_end_positions_a_few_of_each_game_per_epoch(tmp_path)
     steps = [int(e["step"]) for e in epochs]
     assert len(train_games) == 5 and steps == [4, 8]  # 15 positions an epoch, batches of 4
     assert "--positions turn_end --per-game 3" in card["command"]
+
+
+def test_lambda_targets_blend_the_next_positions_probabilities_back_from_the_winner():
+    from plies.training.dw_data import lambda_targets
+
+    probs = np.array([[.25, .25, .25, .25], [.5, .2, .2, .1], [.1, .7, .1, .1],
+                      [.3, .3, .2, .2], [.4, .4, .1, .1]], np.float32)
+    games, winners = np.array([1, 1, 1, 2, 2]), np.array([1, 1, 1, 0, 0])
+    got = lambda_targets(probs, games, winners, 0.5)
+    # worked by hand: each game's last position is its winner, then 0.5 next probs + 0.5 next target
+    want = np.array([[.275, .525, .125, .075], [.05, .85, .05, .05], [0, 1, 0, 0],
+                     [.7, .2, .05, .05], [1, 0, 0, 0]])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    np.testing.assert_allclose(lambda_targets(probs, games, winners, 1.0), np.eye(4)[winners])
+    td0 = lambda_targets(probs, games, winners, 0.0)  # the next position's probabilities
+    np.testing.assert_allclose(td0[[0, 1, 3]], probs[[1, 2, 4]])
+    with pytest.raises(ValueError, match="stand together"):
+        lambda_targets(probs, np.array([1, 2, 1, 2, 2]), winners, 0.5)
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        lambda_targets(probs, games, winners, -0.1)
+    with pytest.raises(ValueError, match="not a seat"):
+        lambda_targets(probs, games, np.array([1, 1, 1, 0, 4]), 0.5)
+
+
+def test_rounds_after_the_first_fit_on_lambda_returns_of_the_previous_network(tmp_path):
+    run = tmp_path / "run"
+    card = engine.train("dice_wars", _args(run, 2, lam=0.5, eval_games=0))
+    assert "--lam 0.5" in card["command"] and "lambda-returns (lambda 0.5)" in card["targets"]
+    args = _args(run, 2, lam=0.5, eval_games=0)
+    data = dw_train.window_data(args, 1)
+    assert dw_train.round_targets(args, 0, data, torch) is None  # round 0: the winners
+    targets = dw_train.round_targets(args, 1, data, torch)
+    # by hand: round 0's network's probabilities, blended back from each game's winner
+    teacher = dw_train.DiceWarsNet(hidden=8, layers=1)
+    teacher.load_state_dict(_weights(run / "round_0.pt"))
+    teacher.eval()
+    with torch.no_grad():
+        probs = teacher(*teacher.tensors(data["states"].astype(np.int64), "cpu")).exp().numpy()[:, :4]
+    for game in np.unique(data["games"])[:3]:
+        rows = np.flatnonzero(data["games"] == game)
+        want = np.eye(4)[data["winners"][rows[-1]]]
+        np.testing.assert_allclose(targets[rows[-1]], want)
+        for row, after in zip(rows[-2::-1], rows[:0:-1]):
+            want = 0.5 * probs[after] + 0.5 * want
+            np.testing.assert_allclose(targets[row], want, atol=1e-5)
+    assert np.abs(targets - np.eye(4)[data["winners"]]).max() > 0.1  # not the winners
+    np.testing.assert_allclose(targets.sum(1), 1.0, atol=1e-5)
+    # the soft targets change round 1's network; stopped after round 0 and resumed, the same one
+    plain = engine.train("dice_wars", _args(tmp_path / "plain", 2, eval_games=0))
+    assert "--lam 1.0" in plain["command"]
+    with pytest.raises(AssertionError):
+        _same(_weights(run / "round_1.pt"), _weights(tmp_path / "plain" / "round_1.pt"))
+    _same(_weights(run / "round_0.pt"), _weights(tmp_path / "plain" / "round_0.pt"))
+    split = tmp_path / "split"
+    engine.train("dice_wars", _args(split, 1, lam=0.5, eval_games=0))
+    engine.train("dice_wars", _args(split, 2, lam=0.5, eval_games=0, resume=True))
+    _same(_weights(run / "round_1.pt"), _weights(split / "round_1.pt"))
