@@ -198,14 +198,19 @@ def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
     from plies.agents import value_net
     from plies.games.dice_wars import DiceWarsState
 
-    assert {"net", "oldmaps"} <= set(value_net.shipped_names("dice_wars"))
-    old = load_torch(value_net.shipped_weights("dice_wars", "oldmaps"), "weights")
+    assert {"net", "short6k", "oldmaps"} <= set(value_net.shipped_names("dice_wars"))
     new = load_torch(value_net.shipped_weights("dice_wars"), "weights")
-    assert old["state_dict"].keys() == new["state_dict"].keys()
-    assert any(not torch.equal(old["state_dict"][k], new["state_dict"][k]) for k in old["state_dict"])
-    assert new["card"]["rounds"] >= 1 and "short run" in new["card"]["notes"].lower()
+    for name in ("oldmaps", "short6k"):
+        old = load_torch(value_net.shipped_weights("dice_wars", name), "weights")
+        assert old["state_dict"].keys() == new["state_dict"].keys()
+        assert any(not torch.equal(old["state_dict"][k], new["state_dict"][k]) for k in old["state_dict"])
+    short = load_torch(value_net.shipped_weights("dice_wars", "short6k"), "weights")
+    assert short["card"]["games"] == 6000 and "short run" in short["card"]["notes"].lower()
+    # the shipped network: rounds of lambda-return targets, its card says so
+    assert new["card"]["rounds"] >= 2 and "--lam 0.5" in new["card"]["command"]
+    assert "lambda-returns" in new["card"]["targets"] and new["card"]["per_round"]
     state = DiceWarsState.initial(np.random.default_rng(3))
-    for name in ("oldmaps", "net"):  # a shipped name is a network inside the search (filtered)
+    for name in ("oldmaps", "short6k", "net"):  # a shipped name is a network inside the search (filtered)
         agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
         assert agent.act(state) in list(state.legal_actions())
 
