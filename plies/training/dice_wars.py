@@ -19,7 +19,8 @@ ends the turn; ``--per-game K``: each epoch at most K of each game's, drawn anew
 labelled with its game's winner: cross-entropy of a
 softmax over the seats alive. With ``--lam L`` < 1 the targets of rounds >= 1 are soft: along each
 game's kept positions, the lambda-returns of the win probabilities that round k-1's network gives
-them (the last kept position gets the winner); validation losses stay against the winner. Games are split into training and validation games (no game on
+them (the last kept position gets the winner); validation losses stay against the winner. Games
+are split into training and validation games (no game on
 both sides). The round's network is written to ``RUN/round_K.pt`` and evaluated in the course's
 tournament schedule (``--eval-games`` four-player games, the network player in every game, three
 of ``--eval-pool`` around it; the same maps and dice every round); win rate and 95% Wilson
@@ -52,10 +53,10 @@ from plies.training.dw_data import (
     COURSE_BOTS,
     DEFAULT_POOL,
     POSITION_KINDS,
-    add_seconds,
     ensure_games,
     lambda_targets,
     positions,
+    selfplay_seconds,
 )
 from plies.training.engine import Recipe, Run, score_against
 
@@ -448,7 +449,7 @@ class DiceWarsRecipe(Recipe):
                "val_positions": len(val_rows), "epochs": (k + 1) * args.epochs,
                "train_loss": progress.get("train_loss", ""), "val_loss": progress.get("val_loss", ""),
                "val_accuracy": progress.get("val_accuracy", ""),
-               "selfplay_seconds": round(add_seconds(args.run / "games" / f"round_{k}", 0.0), 1),
+               "selfplay_seconds": round(selfplay_seconds(args.run / "games" / f"round_{k}"), 1),
                "fit_seconds": round(progress["fit_seconds"], 1)}
         # the round is done; its checkpoint is written after its evaluation, whose games are stored
         # as they end (a resume in the middle plays only the missing ones)
@@ -485,7 +486,7 @@ class DiceWarsRecipe(Recipe):
     def card(self, run: Run) -> dict[str, Any]:
         args, progress = run.args, run.progress
         rows = run.log.rows()
-        selfplay = sum(add_seconds(args.run / "games" / f"round_{k}", 0.0) for k in range(args.rounds))
+        selfplay = sum(selfplay_seconds(args.run / "games" / f"round_{k}") for k in range(args.rounds))
         return {
             "game": GAME, "arch": ARCH, "arch_config": run.arch_config,
             "command": command_line(run.config),

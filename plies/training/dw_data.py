@@ -84,12 +84,16 @@ def seat_player(lineups: list[tuple[str, ...]], player: str, seats: int,
     return out
 
 
+def selfplay_seconds(folder: Path) -> float:
+    """The wall time spent on the folder's self-play so far (``seconds.json``; 0 if none)."""
+    file = folder / "seconds.json"
+    return float(json.loads(file.read_text())["seconds"]) if file.exists() else 0.0
+
+
 def add_seconds(folder: Path, seconds: float) -> float:
     """Adds to the wall time spent on the folder's self-play (``seconds.json``)."""
-    file = folder / "seconds.json"
-    total = json.loads(file.read_text())["seconds"] if file.exists() else 0.0
-    total += seconds
-    atomic_write(file, lambda f: f.write(json.dumps({"seconds": round(total, 1)})), text=True)
+    total = selfplay_seconds(folder) + seconds
+    atomic_write(folder / "seconds.json", lambda f: f.write(json.dumps({"seconds": round(total, 1)})), text=True)
     return total
 
 
