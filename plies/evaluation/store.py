@@ -134,6 +134,40 @@ class ResultStore:
         self.db.close()
 
 
+def rename_agent(path: str | Path, old: str, new: str) -> int:
+    """Rename the agent ``old`` to ``new`` in the results file ``path``: in its configuration
+    and in the seats of every stored game, in one transaction (all or nothing). For an agent
+    whose spec names a file that has moved (a run folder copied elsewhere), so that the
+    tournament resumes instead of being refused as another one. Returns the games renamed;
+    raises ValueError where ``old`` is not an agent of the file or ``new`` already is."""
+    path = Path(path)
+    config = ResultStore.read_config(path)
+    agents = config["agents"]
+    if old not in agents:
+        raise ValueError(f"{path}: no agent {old!r} to rename (its agents: {agents})")
+    if new in agents:
+        raise ValueError(f"{path}: {new!r} is already one of its agents")
+    config["agents"] = [new if a == old else a for a in agents]
+    if config.get("focus") == old:
+        config["focus"] = new
+    db = sqlite3.connect(path)
+    try:
+        renamed = 0
+        with db:
+            for idx, text in db.execute("SELECT idx, record FROM games").fetchall():
+                record = parse_record(path, idx, text)
+                if old in record.seats:
+                    record.seats = [new if s == old else s for s in record.seats]
+                    db.execute("UPDATE games SET record = ? WHERE idx = ?", (json.dumps(asdict(record)), idx))
+                    renamed += 1
+            db.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(config, sort_keys=True),))
+        return renamed
+    except sqlite3.DatabaseError as err:
+        raise _write_error(path, err) from None
+    finally:
+        db.close()
+
+
 _RECORD_TYPES = {"index": int, "seed": int, "seats": list, "returns": list, "plies": int,
                  "truncated": bool, "decision_seconds": list, "decisions": list, "actions": list}
 

@@ -48,6 +48,7 @@ import numpy as np
 
 from plies.agents.specs import parse_spec
 from plies.agents.value_net import DiceWarsNet
+from plies.evaluation.store import ResultStore, rename_agent
 from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
 from plies.training.dw_data import (
     COURSE_BOTS,
@@ -343,10 +344,29 @@ def evaluate_games(weights: Path, agent: str, games: int, seed: int, workers: in
     ``pool`` around it, every rotation of each table. ``results``: games stored as they end,
     and those already there are not played again."""
     spec = eval_spec(agent, str(weights.resolve()))
+    if results is not None and results.is_file():
+        follow_moved_weights(results, agent, weights)
     rate, n = score_against(GAME, spec, list(pool), games, seed, workers, win=lambda points: points >= 1.0,
                             focus=spec, progress=progress, backend=backend, schedule="course",
                             results=results, resume=results is not None)
     return round(rate * n), n
+
+
+def follow_moved_weights(results: Path, agent: str, weights: Path) -> None:
+    """Where the results file of a round's evaluation names the round's network at another
+    path (the run folder was moved or copied since the evaluation began), rename that agent to
+    ``agent`` with ``weights`` so that the evaluation resumes. Only the same agent with a file
+    of the same name, and only where the old file is gone or holds the same bytes; anything
+    else is left for the results file to refuse."""
+    spec = eval_spec(agent, str(weights.resolve()))
+    for stored in ResultStore.read_config(results)["agents"]:
+        old = Path(str(parse_spec(stored)[1].get("eval", "")))
+        if stored == spec or old.name != weights.name or eval_spec(agent, str(old)) != stored:
+            continue
+        if old.exists() and (not old.is_file() or old.read_bytes() != weights.read_bytes()):
+            continue
+        rename_agent(results, stored, spec)
+        return
 
 
 def _config(args: argparse.Namespace) -> dict:

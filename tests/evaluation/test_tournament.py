@@ -78,6 +78,31 @@ def test_results_are_stored_and_resume_skips_finished_games(tmp_path):
         run_tournament("tictactoe", AGENTS, 5, seed=2, workers=1, results=path, resume=True, progress=False)
 
 
+def test_rename_agent_renames_it_everywhere_or_nowhere(tmp_path):
+    from plies.evaluation.store import rename_agent
+
+    path = tmp_path / "results.sqlite"
+    run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, progress=False)
+    held = path.read_bytes()
+    with pytest.raises(ValueError, match="no agent 'minimax'"):
+        rename_agent(path, "minimax", "minimax:depth=2")
+    with pytest.raises(ValueError, match="already one of its agents"):
+        rename_agent(path, "random", "lookahead:depth=1")
+    assert path.read_bytes() == held
+    renamed = rename_agent(path, "lookahead:depth=1", "lookahead")
+    config = ResultStore.read_config(path)
+    assert config["agents"] == ["random", "lookahead", "alphabeta:depth=2"]
+    store = ResultStore(path, config, resume=True)
+    records = list(store.records())
+    store.close()
+    assert renamed == sum("lookahead" in r.seats for r in records) > 0
+    assert not any("lookahead:depth=1" in r.seats for r in records)
+    # the renamed file resumes under the new name, not under the old one
+    run_tournament("tictactoe", config["agents"], 4, seed=2, workers=1, results=path, resume=True, progress=False)
+    with pytest.raises(ValueError, match="another tournament"):
+        run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, resume=True, progress=False)
+
+
 def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
     path = tmp_path / "killed.sqlite"
     # enough games (300 of Connect Four) that the kill lands well before the end

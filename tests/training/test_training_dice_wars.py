@@ -329,3 +329,47 @@ def test_rounds_after_the_first_fit_on_lambda_returns_of_the_previous_network(tm
     engine.train("dice_wars", _args(split, 1, lam=0.5, eval_games=0))
     engine.train("dice_wars", _args(split, 2, lam=0.5, eval_games=0, resume=True))
     _same(_weights(run / "round_1.pt"), _weights(split / "round_1.pt"))
+
+
+def test_an_evaluation_resumes_in_a_moved_run_folder(tmp_path):
+    """A round's results file names the network by its path; a run folder moved (or copied)
+    since then still resumes its evaluation, without playing its games again."""
+    from plies.agents import value_net
+    from plies.evaluation.store import ResultStore
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    (old / "eval").mkdir(parents=True)
+    shutil.copy(value_net.shipped_weights("dice_wars", "short6k"), old / "round_0.pt")
+    agent = "dw_expectiminimax:depth=1"
+
+    def evaluate(run):
+        return dw_train.evaluate_games(run / "round_0.pt", agent, 4, 5, 1, "process", False,
+                                       results=run / "eval" / "round_0.sqlite")
+
+    def stored(run):
+        store = ResultStore(run / "eval" / "round_0.sqlite", ResultStore.read_config(run / "eval" / "round_0.sqlite"),
+                            resume=True)
+        try:
+            return list(store.records())
+        finally:
+            store.close()
+
+    first = evaluate(old)
+    before = stored(old)
+    shutil.copytree(old, new)
+    shutil.rmtree(old)
+    assert evaluate(new) == first
+    after = stored(new)
+    spec = f"{agent},eval={(new / 'round_0.pt').resolve()}"
+    assert ResultStore.read_config(new / "eval" / "round_0.sqlite")["focus"] == spec
+    assert [r.seats.count(spec) for r in after] == [1] * 4
+    # the same games, not played again (their clocks would differ)
+    assert [r.decision_seconds for r in after] == [r.decision_seconds for r in before]
+    # a network of other bytes at the stored path is another tournament: refused, file kept
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(new, elsewhere)
+    shutil.copy(value_net.shipped_weights("dice_wars", "oldmaps"), new / "round_0.pt")
+    held = (elsewhere / "eval" / "round_0.sqlite").read_bytes()
+    with pytest.raises(ValueError, match="another tournament"):
+        evaluate(elsewhere)
+    assert (elsewhere / "eval" / "round_0.sqlite").read_bytes() == held
