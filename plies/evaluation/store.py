@@ -143,6 +143,8 @@ def rename_agent(path: str | Path, old: str, new: str) -> int:
     path = Path(path)
     config = ResultStore.read_config(path)
     agents = config["agents"]
+    if old == new:
+        raise ValueError(f"{path}: {old!r} renamed to itself")
     if old not in agents:
         raise ValueError(f"{path}: no agent {old!r} to rename (its agents: {agents})")
     if new in agents:

@@ -345,28 +345,34 @@ def evaluate_games(weights: Path, agent: str, games: int, seed: int, workers: in
     and those already there are not played again."""
     spec = eval_spec(agent, str(weights.resolve()))
     if results is not None and results.is_file():
-        follow_moved_weights(results, agent, weights)
+        follow_moved_weights(results, agent, weights, pool, games, seed)
     rate, n = score_against(GAME, spec, list(pool), games, seed, workers, win=lambda points: points >= 1.0,
                             focus=spec, progress=progress, backend=backend, schedule="course",
                             results=results, resume=results is not None)
     return round(rate * n), n
 
 
-def follow_moved_weights(results: Path, agent: str, weights: Path) -> None:
+def follow_moved_weights(results: Path, agent: str, weights: Path, pool: tuple[str, ...], games: int,
+                         seed: int) -> None:
     """Where the results file of a round's evaluation names the round's network at another
     path (the run folder was moved or copied since the evaluation began), rename that agent to
-    ``agent`` with ``weights`` so that the evaluation resumes. Only the same agent with a file
-    of the same name, and only where the old file is gone or holds the same bytes; anything
-    else is left for the results file to refuse."""
+    ``agent`` with ``weights`` so that the evaluation resumes. Only for the same evaluation
+    (pool, games, seed) of the same agent with a file of the same name, and only where the old
+    file is gone or holds the same bytes; anything else is left for the results file to refuse."""
     spec = eval_spec(agent, str(weights.resolve()))
-    for stored in ResultStore.read_config(results)["agents"]:
-        old = Path(str(parse_spec(stored)[1].get("eval", "")))
-        if stored == spec or old.name != weights.name or eval_spec(agent, str(old)) != stored:
-            continue
-        if old.exists() and (not old.is_file() or old.read_bytes() != weights.read_bytes()):
-            continue
-        rename_agent(results, stored, spec)
+    stored = ResultStore.read_config(results)
+    if stored["agents"][1:] != list(pool) or stored["games"] != games or stored.get("seed") != seed:
         return
+    old_spec = stored["agents"][0]
+    old = Path(str(parse_spec(old_spec)[1].get("eval", "")))
+    if old_spec == spec or old.name != weights.name or eval_spec(agent, str(old)) != old_spec:
+        return
+    try:
+        if old.exists() and (not old.is_file() or old.read_bytes() != weights.read_bytes()):
+            return
+    except OSError:  # the old place cannot be read: nothing shows it is the same network
+        return
+    rename_agent(results, old_spec, spec)
 
 
 def _config(args: argparse.Namespace) -> dict:

@@ -86,6 +86,8 @@ def test_rename_agent_renames_it_everywhere_or_nowhere(tmp_path):
     held = path.read_bytes()
     with pytest.raises(ValueError, match="no agent 'minimax'"):
         rename_agent(path, "minimax", "minimax:depth=2")
+    with pytest.raises(ValueError, match="renamed to itself"):
+        rename_agent(path, "random", "random")
     with pytest.raises(ValueError, match="already one of its agents"):
         rename_agent(path, "random", "lookahead:depth=1")
     assert path.read_bytes() == held

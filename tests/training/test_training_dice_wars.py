@@ -333,43 +333,65 @@ def test_rounds_after_the_first_fit_on_lambda_returns_of_the_previous_network(tm
 
 def test_an_evaluation_resumes_in_a_moved_run_folder(tmp_path):
     """A round's results file names the network by its path; a run folder moved (or copied)
-    since then still resumes its evaluation, without playing its games again."""
+    since then still resumes its evaluation, without playing its stored games again."""
+    import sqlite3
+
     from plies.agents import value_net
     from plies.evaluation.store import ResultStore
 
-    old, new = tmp_path / "old", tmp_path / "new"
+    old = tmp_path / "old"
     (old / "eval").mkdir(parents=True)
     shutil.copy(value_net.shipped_weights("dice_wars", "short6k"), old / "round_0.pt")
     agent = "dw_expectiminimax:depth=1"
 
-    def evaluate(run):
-        return dw_train.evaluate_games(run / "round_0.pt", agent, 4, 5, 1, "process", False,
-                                       results=run / "eval" / "round_0.sqlite")
+    def results(run):
+        return run / "eval" / "round_0.sqlite"
+
+    def evaluate(run, games=4):
+        return dw_train.evaluate_games(run / "round_0.pt", agent, games, 5, 1, "process", False,
+                                       results=results(run))
 
     def stored(run):
-        store = ResultStore(run / "eval" / "round_0.sqlite", ResultStore.read_config(run / "eval" / "round_0.sqlite"),
-                            resume=True)
+        store = ResultStore(results(run), ResultStore.read_config(results(run)), resume=True)
         try:
             return list(store.records())
         finally:
             store.close()
 
+    def spec(run):
+        return f"{agent},eval={(run / 'round_0.pt').resolve()}"
+
     first = evaluate(old)
     before = stored(old)
-    shutil.copytree(old, new)
+    # copied while its evaluation ran (two games stored), the old folder still there
+    copied = tmp_path / "copied"
+    shutil.copytree(old, copied)
+    db = sqlite3.connect(results(copied))
+    with db:
+        db.execute("DELETE FROM games WHERE idx >= 2")
+    db.close()
+    assert evaluate(copied) == first
+    after = stored(copied)
+    assert ResultStore.read_config(results(copied))["focus"] == spec(copied)
+    assert [r.seats.count(spec(copied)) for r in after] == [1] * 4
+    # the stored games were not played again (their clocks would differ), the others were
+    assert [r.decision_seconds for r in after[:2]] == [r.decision_seconds for r in before[:2]]
+    assert [r.actions for r in after] == [r.actions for r in before]
+    # moved: the old folder gone
+    moved = tmp_path / "moved"
+    shutil.copytree(old, moved)
     shutil.rmtree(old)
-    assert evaluate(new) == first
-    after = stored(new)
-    spec = f"{agent},eval={(new / 'round_0.pt').resolve()}"
-    assert ResultStore.read_config(new / "eval" / "round_0.sqlite")["focus"] == spec
-    assert [r.seats.count(spec) for r in after] == [1] * 4
-    # the same games, not played again (their clocks would differ)
-    assert [r.decision_seconds for r in after] == [r.decision_seconds for r in before]
-    # a network of other bytes at the stored path is another tournament: refused, file kept
-    elsewhere = tmp_path / "elsewhere"
-    shutil.copytree(new, elsewhere)
-    shutil.copy(value_net.shipped_weights("dice_wars", "oldmaps"), new / "round_0.pt")
-    held = (elsewhere / "eval" / "round_0.sqlite").read_bytes()
+    assert evaluate(moved) == first
+    assert [r.decision_seconds for r in stored(moved)] == [r.decision_seconds for r in before]
+    # another evaluation (more games) of a moved folder is refused, the file left as it was
+    again = tmp_path / "again"
+    shutil.copytree(copied, again)
+    held = results(again).read_bytes()
     with pytest.raises(ValueError, match="another tournament"):
-        evaluate(elsewhere)
-    assert (elsewhere / "eval" / "round_0.sqlite").read_bytes() == held
+        evaluate(again, games=6)
+    assert results(again).read_bytes() == held
+    # a network of other bytes at the stored path is another tournament too
+    shutil.copy(value_net.shipped_weights("dice_wars", "oldmaps"), copied / "round_0.pt")
+    with pytest.raises(ValueError, match="another tournament"):
+        evaluate(again)
+    assert results(again).read_bytes() == held
