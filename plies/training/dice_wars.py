@@ -29,8 +29,9 @@ games), the epochs to ``RUN/epochs.csv``.
 
 A checkpoint is written after every epoch and every round, the evaluation games are stored as
 they finish, so ``--resume`` after a kill at any point continues exactly as if the run had not
-stopped (the same weights, bit for bit). The last round's network and its card go to ``--out``
-(default ``RUN/dice_wars_net.pt``).
+stopped (the same weights, bit for bit). The last round's network (``--average K``: the mean
+of the last K rounds' networks' parameters) and its card go to ``--out`` (default
+``RUN/dice_wars_net.pt``).
 """
 
 from __future__ import annotations
@@ -122,6 +123,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layers", type=int, default=2,
                    help="message-passing rounds (0: pooled MLP over per-area features)")
     p.add_argument("--val", type=float, default=0.1, help="share of each round's games kept for validation")
+    p.add_argument("--average", type=int, default=1,
+                   help="the final weights (--out) are the mean of the parameters of the last AVERAGE "
+                        "rounds' networks (RUN/round_K.pt); 1: the last round's network (default 1). "
+                        "Only the output changes: a resume may give another value")
     p.add_argument("--eval-games", type=int, default=400,
                    help="evaluation games after each round, a multiple of 4 (0: no evaluation)")
     p.add_argument("--eval-agent", default="dw_expectiminimax:depth=3",
@@ -156,6 +161,8 @@ def check_args(args: argparse.Namespace) -> None:
     need(args.hidden >= 1, f"--hidden must be at least 1, got {args.hidden}")
     need(args.layers >= 0, f"--layers must be 0 or more, got {args.layers}")
     need(0.0 < args.val < 1.0, f"--val is a share of games in (0, 1), got {args.val}")
+    need(1 <= args.average <= args.rounds,
+         f"--average must be 1 to --rounds ({args.rounds}) rounds, got {args.average}")
     need(args.workers >= 1, f"--workers must be at least 1, got {args.workers}")
     need(args.eval_games >= 0 and args.eval_games % SEATS == 0,
          f"--eval-games must be 0 or a positive multiple of {SEATS} (the course schedule plays every "
@@ -375,6 +382,24 @@ def follow_moved_weights(results: Path, agent: str, weights: Path, pool: tuple[s
     rename_agent(results, old_spec, spec)
 
 
+def averaged_rounds(args: argparse.Namespace) -> list[int]:
+    """The rounds whose networks the final weights average (``--average``): the last ones."""
+    return list(range(args.rounds - args.average, args.rounds))
+
+
+def average_networks(paths: list[Path], arch_config: dict[str, Any]):
+    """A network whose every parameter is the mean of that parameter in the networks at
+    ``paths`` (weight averaging along one run: the rounds' networks are close neighbours, so
+    their mean is a network of its own, not an ensemble)."""
+    from plies.agents.value_net import load_value_net
+
+    nets = [load_value_net(path, GAME, arch_config) for path in paths]
+    average = DiceWarsNet(**arch_config)
+    states = [net.state_dict() for net in nets]
+    average.load_state_dict({key: sum(state[key] for state in states) / len(states) for key in states[0]})
+    return average
+
+
 def _config(args: argparse.Namespace) -> dict:
     return {k: getattr(args, k) for k in ("rounds", *FIXED)}
 
@@ -509,14 +534,23 @@ class DiceWarsRecipe(Recipe):
                        "Dice Wars: win rate after each round",
                        interval=("eval_low", "eval_high"), ylabel="share of 4-player games won")
 
+    def final_model(self, run: Run):
+        if run.args.average == 1:
+            return run.model
+        return average_networks([run.args.run / f"round_{k}.pt" for k in averaged_rounds(run.args)],
+                                run.arch_config)
+
     def card(self, run: Run) -> dict[str, Any]:
         args, progress = run.args, run.progress
         rows = run.log.rows()
         selfplay = sum(selfplay_seconds(args.run / "games" / f"round_{k}") for k in range(args.rounds))
         return {
             "game": GAME, "arch": ARCH, "arch_config": run.arch_config,
-            "command": command_line(run.config),
+            "command": command_line(run.config) + (f" --average {args.average}" if args.average > 1 else ""),
             "rounds": args.rounds, "games": games_until(args, args.rounds - 1),
+            "weights": f"the last round's network (round {args.rounds - 1})" if args.average == 1 else
+                       "the mean of the parameters of the networks of rounds "
+                       f"{', '.join(map(str, averaged_rounds(args)))}",
             "training_pool": DEFAULT_POOL,
             "network_player": f"dw_expectiminimax:depth={args.player_depth}"
                               f"{',' + args.player_options if args.player_options else ''} in {args.player_seats} seat(s) "

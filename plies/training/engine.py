@@ -332,6 +332,11 @@ class Recipe:
     def weights_name(self, game: Game) -> str:
         return f"{game.id}_net.pt"
 
+    def final_model(self, run: Run):
+        """The network that goes to ``--out`` with the card: the run's own, unless the recipe
+        makes another (an average of its last rounds, say)."""
+        return run.model
+
     def card(self, run: Run) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -505,7 +510,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
             run.rounds.close()
     recipe.plot(run)
     card = recipe.card(run)
-    save_weights(run.model, args.out or args.run / recipe.weights_name(game), card)
+    save_weights(recipe.final_model(run), args.out or args.run / recipe.weights_name(game), card)
     return card
 
 

@@ -81,6 +81,8 @@ def test_the_network_player_takes_the_asked_seats():
     ("window", -1, "--window must be 0"),
     ("per_game", -1, "--per-game must be 0"),
     ("lam", 1.5, r"--lam is a weight in \[0, 1\]"),
+    ("average", 0, r"--average must be 1 to --rounds \(1\) rounds, got 0"),
+    ("average", 2, r"--average must be 1 to --rounds \(1\) rounds, got 2"),
     ("pool_games", 1, "--pool-games must be 0"),
     ("eval_agent", "dt.sdc", "the network player is a search"),
     ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
@@ -198,9 +200,9 @@ def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
     from plies.agents import value_net
     from plies.games.dice_wars import DiceWarsState
 
-    assert {"net", "short6k", "oldmaps"} <= set(value_net.shipped_names("dice_wars"))
+    assert {"net", "short6k", "oldmaps", "lam_round5"} <= set(value_net.shipped_names("dice_wars"))
     new = load_torch(value_net.shipped_weights("dice_wars"), "weights")
-    for name in ("oldmaps", "short6k"):
+    for name in ("oldmaps", "short6k", "lam_round5"):
         old = load_torch(value_net.shipped_weights("dice_wars", name), "weights")
         assert old["state_dict"].keys() == new["state_dict"].keys()
         assert any(not torch.equal(old["state_dict"][k], new["state_dict"][k]) for k in old["state_dict"])
@@ -209,8 +211,12 @@ def test_the_old_network_stays_loadable_by_its_name_and_net_is_the_new_one():
     # the shipped network: rounds of lambda-return targets, its card says so
     assert new["card"]["rounds"] >= 2 and "--lam 0.5" in new["card"]["command"]
     assert "lambda-returns" in new["card"]["targets"] and new["card"]["per_round"]
+    # it is the mean of the run's last three rounds; round 5, shipped before it, keeps its name
+    assert new["card"]["command"].endswith("--average 3") and new["card"]["weights"].endswith("rounds 4, 5, 6")
+    round5 = load_torch(value_net.shipped_weights("dice_wars", "lam_round5"), "weights")
+    assert round5["card"]["games"] == 35000 and "eval=lam_round5" in round5["card"]["notes"]
     state = DiceWarsState.initial(np.random.default_rng(3))
-    for name in ("oldmaps", "short6k", "net"):  # a shipped name is a network inside the search (filtered)
+    for name in ("oldmaps", "short6k", "lam_round5", "net"):  # a shipped name is a network inside the search (filtered)
         agent = make(f"dw_expectiminimax:depth=2,eval={name}", seed=0)
         assert agent.act(state) in list(state.legal_actions())
 
@@ -329,6 +335,29 @@ def test_rounds_after_the_first_fit_on_lambda_returns_of_the_previous_network(tm
     engine.train("dice_wars", _args(split, 1, lam=0.5, eval_games=0))
     engine.train("dice_wars", _args(split, 2, lam=0.5, eval_games=0, resume=True))
     _same(_weights(run / "round_1.pt"), _weights(split / "round_1.pt"))
+
+
+def test_the_final_weights_can_average_the_last_rounds_networks(tmp_path):
+    run = tmp_path / "run"
+    last = engine.train("dice_wars", _args(run, 3, eval_games=0))
+    assert "--average" not in last["command"] and "round 2" in last["weights"]
+    _same(_weights(run / "dice_wars_net.pt"), _weights(run / "round_2.pt"))
+    # a resume of the finished run writes the average of rounds 1 and 2, playing nothing
+    games = sorted(p.name for p in run.rglob("*.npz"))
+    card = engine.train("dice_wars", _args(run, 3, eval_games=0, resume=True, average=2, out=tmp_path / "avg.pt"))
+    assert card["command"].endswith(" --average 2") and card["weights"].endswith("rounds 1, 2")
+    assert sorted(p.name for p in run.rglob("*.npz")) == games
+    one, two, mean = _weights(run / "round_1.pt"), _weights(run / "round_2.pt"), _weights(tmp_path / "avg.pt")
+    assert mean.keys() == one.keys()
+    for key in mean:
+        torch.testing.assert_close(mean[key], (one[key] + two[key]) / 2)
+    assert any(not torch.equal(mean[key], two[key]) for key in mean)
+    # the average is a network like any other: the search player loads it
+    from plies.games.dice_wars import DiceWarsState
+
+    state = DiceWarsState.initial(np.random.default_rng(3))
+    agent = make(f"dw_expectiminimax:depth=1,eval={tmp_path / 'avg.pt'}", seed=0)
+    assert agent.act(state) in list(state.legal_actions())
 
 
 def test_an_evaluation_resumes_in_a_moved_run_folder(tmp_path):
