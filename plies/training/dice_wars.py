@@ -162,7 +162,7 @@ def check_args(args: argparse.Namespace) -> None:
     need(args.layers >= 0, f"--layers must be 0 or more, got {args.layers}")
     need(0.0 < args.val < 1.0, f"--val is a share of games in (0, 1), got {args.val}")
     need(1 <= args.average <= args.rounds,
-         f"--average must be 1 to --rounds ({args.rounds}) rounds, got {args.average}")
+         f"--average must be 1 to --rounds ({args.rounds}), got {args.average}")
     need(args.workers >= 1, f"--workers must be at least 1, got {args.workers}")
     need(args.eval_games >= 0 and args.eval_games % SEATS == 0,
          f"--eval-games must be 0 or a positive multiple of {SEATS} (the course schedule plays every "
@@ -439,6 +439,10 @@ class DiceWarsRecipe(Recipe):
         if changed:
             raise ValueError(f"{run.checkpoint_path} was written with other settings: {'; '.join(changed)}; "
                              "resume with the same settings (only --rounds may grow), or start a new run folder")
+        done = int(run.progress["round"])
+        if run.args.rounds < done:  # the last round and --average's rounds count from --rounds
+            raise ValueError(f"{run.checkpoint_path}: the run has done {done} rounds; resume with "
+                             f"--rounds {done} or more, not {run.args.rounds}")
         return run.config
 
     def total(self, args: argparse.Namespace) -> int:

@@ -81,8 +81,8 @@ def test_the_network_player_takes_the_asked_seats():
     ("window", -1, "--window must be 0"),
     ("per_game", -1, "--per-game must be 0"),
     ("lam", 1.5, r"--lam is a weight in \[0, 1\]"),
-    ("average", 0, r"--average must be 1 to --rounds \(1\) rounds, got 0"),
-    ("average", 2, r"--average must be 1 to --rounds \(1\) rounds, got 2"),
+    ("average", 0, r"--average must be 1 to --rounds \(1\), got 0"),
+    ("average", 2, r"--average must be 1 to --rounds \(1\), got 2"),
     ("pool_games", 1, "--pool-games must be 0"),
     ("eval_agent", "dt.sdc", "the network player is a search"),
     ("eval_agent", "dw_expectiminimax:depth=2,eval=net", "leave out eval="),
@@ -342,12 +342,17 @@ def test_the_final_weights_can_average_the_last_rounds_networks(tmp_path):
     last = engine.train("dice_wars", _args(run, 3, eval_games=0))
     assert "--average" not in last["command"] and "round 2" in last["weights"]
     _same(_weights(run / "dice_wars_net.pt"), _weights(run / "round_2.pt"))
-    # a resume of the finished run writes the average of rounds 1 and 2, playing nothing
+    # a resume of the finished run writes the average of rounds 1 and 2, playing and fitting nothing
     games = sorted(p.name for p in run.rglob("*.npz"))
+    one, two = _weights(run / "round_1.pt"), _weights(run / "round_2.pt")
+    epochs = (run / "epochs.csv").read_bytes()
     card = engine.train("dice_wars", _args(run, 3, eval_games=0, resume=True, average=2, out=tmp_path / "avg.pt"))
     assert card["command"].endswith(" --average 2") and card["weights"].endswith("rounds 1, 2")
     assert sorted(p.name for p in run.rglob("*.npz")) == games
-    one, two, mean = _weights(run / "round_1.pt"), _weights(run / "round_2.pt"), _weights(tmp_path / "avg.pt")
+    assert (run / "epochs.csv").read_bytes() == epochs
+    _same(_weights(run / "round_1.pt"), one)
+    _same(_weights(run / "round_2.pt"), two)
+    mean = _weights(tmp_path / "avg.pt")
     assert mean.keys() == one.keys()
     for key in mean:
         torch.testing.assert_close(mean[key], (one[key] + two[key]) / 2)
@@ -358,6 +363,10 @@ def test_the_final_weights_can_average_the_last_rounds_networks(tmp_path):
     state = DiceWarsState.initial(np.random.default_rng(3))
     agent = make(f"dw_expectiminimax:depth=1,eval={tmp_path / 'avg.pt'}", seed=0)
     assert agent.act(state) in list(state.legal_actions())
+    # fewer rounds than the run has done would average (and label) other rounds: refused
+    with pytest.raises(ValueError, match="the run has done 3 rounds; resume with --rounds 3 or more, not 2"):
+        engine.train("dice_wars", _args(run, 2, eval_games=0, resume=True, out=tmp_path / "other.pt"))
+    assert not (tmp_path / "other.pt").exists()
 
 
 def test_an_evaluation_resumes_in_a_moved_run_folder(tmp_path):
