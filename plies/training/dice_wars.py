@@ -394,10 +394,9 @@ def average_networks(paths: list[Path], arch_config: dict[str, Any]):
     from plies.agents.value_net import load_value_net
 
     nets = [load_value_net(path, GAME, arch_config) for path in paths]
-    average = DiceWarsNet(**arch_config)
     states = [net.state_dict() for net in nets]
-    average.load_state_dict({key: sum(state[key] for state in states) / len(states) for key in states[0]})
-    return average
+    nets[0].load_state_dict({key: sum(state[key] for state in states) / len(states) for key in states[0]})
+    return nets[0]
 
 
 def _config(args: argparse.Namespace) -> dict:
