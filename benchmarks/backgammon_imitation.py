@@ -49,7 +49,7 @@ HELD_OUT = 50_000
 
 
 def positions(network, games: int, share: float, seed: int) -> np.ndarray:
-    """Distinct end-of-turn positions (after the opening roll) of ``games`` self-play games."""
+    """End-of-turn positions (after the opening roll), each board once, of ``games`` self-play games."""
     rng = np.random.default_rng(seed)
     parallel = min(64, games)
     states = np.stack([bg_rules.initial_array(0) for _ in range(parallel)])
@@ -64,7 +64,9 @@ def positions(network, games: int, share: float, seed: int) -> np.ndarray:
         for g in np.flatnonzero(over):
             done += 1
             states[g] = bg_rules.initial_array(0)
-    rows = np.unique(np.concatenate(kept), axis=0)
+    rows = np.concatenate(kept)
+    rows[:, [bg_rules.DIE_HI, bg_rules.DIE_LO]] = 0  # the dice that led there: one board, one row
+    rows = np.unique(rows, axis=0)
     return rows[(rows[:, bg_rules.PLAYER] == CHANCE) & (rows[:, bg_rules.ROLLS] > 0)]
 
 
@@ -173,11 +175,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--match-seed", type=int, default=2027)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
+    deep = args.deep.split(",") if args.deep else []
+    if args.deep and (len(deep) != 2 or not all(n.strip().isdigit() and int(n) > 0 for n in deep)):
+        parser.error(f"--deep takes two unit counts such as 400,200, not {args.deep!r}")
+    if not 0.0 <= args.candidate_share <= 1.0:
+        parser.error(f"--candidate-share is a share from 0 to 1, not {args.candidate_share}")
+    for name in ("games", "epochs", "deep_epochs", "match_games", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
     import torch
 
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     network = load_value_net(args.network, "backgammon")
+    if getattr(network, "arch", None) != ContactRaceNet(hidden=1).arch:
+        parser.error(f"{args.network} is not a contact/race network")
+    if args.hidden and args.hidden < network.config["hidden"]:
+        parser.error(f"--hidden {args.hidden} is fewer than the network's {network.config['hidden']} units")
     rows = positions(network, args.games, args.candidate_share, args.seed)
     if len(rows) <= HELD_OUT:
         parser.error(f"{len(rows)} positions: too few to hold {HELD_OUT} out; play more --games")
@@ -187,12 +201,20 @@ def main(argv: list[str] | None = None) -> int:
             torch.from_numpy(targets))
     print(f"{len(rows):,} positions labelled by gnubg 0-ply in {time.perf_counter() - t0:.0f} s", flush=True)
 
-    scratch = Path(tempfile.mkdtemp(prefix="imitation-"))
+    with tempfile.TemporaryDirectory(prefix="imitation-") as folder:
+        report(args, torch, network, rows, data, Path(folder))
+    print(f"\n(errors over the {HELD_OUT:,} positions held out of the fits; {time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+def report(args, torch, network, rows, data, scratch: Path) -> None:
+    """Fit the networks into ``scratch`` and print the table."""
     held = np.random.default_rng(args.seed).permutation(len(rows))[:HELD_OUT]
     save_torch(model_payload(network), scratch / "start.pt", "weights")  # eval= reads weights, not checkpoints
     results = [(f"{Path(args.network).name} as it is", win_error(torch, network.logits, data, held),
                 f"expectiminimax:depth=1,eval={scratch / 'start.pt'}")]
     inputs = features.INPUT_SIZE
+    torch.manual_seed(args.seed)  # the extra units' starting weights, where --hidden adds some
     model = ContactRaceNet(hidden=args.hidden or network.config["hidden"], inputs=inputs)
     widen_into(model, network)
     error = fit(torch, model.logits, model.parameters(), data, held, args.epochs, args.lr, args.seed)
@@ -201,7 +223,6 @@ def main(argv: list[str] | None = None) -> int:
                     f"expectiminimax:depth=1,eval={scratch / 'contact_race.pt'}"))
     if args.deep:
         h1, h2 = (int(n) for n in args.deep.split(","))
-        torch.manual_seed(args.seed)
         nets = deep_nets(torch, h1, h2)
         error = fit(torch, lambda xs, cs: class_logits(torch, nets, xs, cs), nets.parameters(), data,
                     held, args.deep_epochs, args.lr, args.seed)
@@ -214,8 +235,6 @@ def main(argv: list[str] | None = None) -> int:
                                 args.workers, win=lambda points: points > 0)
         lo, hi = wilson_interval(round(rate * n), n)
         print(f"{label:<48} {error:>15.4f} {100 * rate:>8.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
-    print(f"\n(errors over the {HELD_OUT:,} positions held out of the fits; {time.perf_counter() - t0:.0f} s)")
-    return 0
 
 
 if __name__ == "__main__":

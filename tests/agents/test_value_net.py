@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import numpy as np
@@ -158,6 +159,14 @@ def test_shipped_networks_load_when_present():
         assert model.game == game
         assert path.stat().st_size < 1_000_000
         assert path.with_suffix(".json").exists()  # its card: command, games, time
+
+
+def test_each_shipped_backgammon_card_describes_its_network():
+    for name in value_net.shipped_names("backgammon"):
+        path = value_net.shipped_weights("backgammon", name)
+        card = json.loads(path.with_suffix(".json").read_text())
+        model = load_value_net(path, "backgammon")
+        assert (card["arch"], card["arch_config"]) == (model.arch, model.config), name
 
 
 def test_shipped_backgammon_weights_stay_under_two_megabytes_in_all():
