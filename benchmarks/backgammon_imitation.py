@@ -42,7 +42,7 @@ from plies.files import save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.kernels import CHANCE, TERMINAL
-from plies.training.backgammon import _Mover, numpy_weights, roll, widen_into
+from plies.training.backgammon import ARCH, _Mover, numpy_weights, roll, widen_into
 from plies.training.engine import score_against
 
 HELD_OUT = 50_000
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     network = load_value_net(args.network, "backgammon")
-    if getattr(network, "arch", None) != ContactRaceNet(hidden=1).arch:
+    if getattr(network, "arch", None) != ARCH:
         parser.error(f"{args.network} is not a contact/race network")
     if args.hidden and args.hidden < network.config["hidden"]:
         parser.error(f"--hidden {args.hidden} is fewer than the network's {network.config['hidden']} units")
