@@ -186,32 +186,57 @@ def _build_classes() -> dict[str, type]:
         """Two backgammon networks chosen by the position: one for contact, one for the race.
         Inputs are ``plies.games.backgammon.features``'s; each network has ``hidden`` sigmoid
         units and five sigmoid outputs for the side that moves next: P(win), P(win a gammon),
-        P(win a backgammon), P(lose a gammon), P(lose a backgammon)."""
+        P(win a backgammon), P(lose a gammon), P(lose a backgammon). With ``hidden2`` > 0 a
+        second layer of that many ReLU units reads the sigmoid units and adds its own term to
+        the outputs' logits (beside the first layer's, which the outputs keep reading); its
+        output weights start at zero, so a network grown from a one-layer one (``widen_into``)
+        computes what that one did until training moves them."""
 
         game = "backgammon"
         arch = "backgammon_contact_race"
 
-        def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS) -> None:
+        def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS, hidden2: int = 0) -> None:
             super().__init__()
             if inputs not in (bg_features.BASE_INPUTS, bg_features.INPUT_SIZE):
                 raise ValueError(f"a contact/race network reads {bg_features.BASE_INPUTS} or "
                                  f"{bg_features.INPUT_SIZE} inputs, not {inputs!r}")
-            # networks from before the contact inputs say only their hidden units
+            if not isinstance(hidden2, int) or not 0 <= hidden2 <= bg_features.MAX_WIDTH:
+                raise ValueError(f"a contact/race network's second layer has 0 to {bg_features.MAX_WIDTH} "
+                                 f"units, not {hidden2!r}")
+            # networks from before the contact inputs say only their hidden units; one-layer
+            # networks leave hidden2 out
             self.config = {"hidden": hidden} if inputs == bg_features.BASE_INPUTS else {"hidden": hidden, "inputs": inputs}
+            if hidden2:
+                self.config["hidden2"] = hidden2
             self.inputs = inputs
+            self.hidden2 = hidden2
             self.nets = nn.ModuleList(
                 nn.Sequential(nn.Linear(inputs, hidden), nn.Sigmoid(), nn.Linear(hidden, 5))
                 for _ in bg_features.CLASS_NAMES)
+            if hidden2:
+                self.second = nn.ModuleList(
+                    nn.Sequential(nn.Linear(hidden, hidden2), nn.ReLU(), nn.Linear(hidden2, 5, bias=False))
+                    for _ in bg_features.CLASS_NAMES)
+                with torch.no_grad():
+                    for layer in self.second:
+                        layer[2].weight.zero_()
+
+        def class_logits(self, k: int, x):
+            """Pre-sigmoid outputs of class ``k``'s network for its rows' inputs ``x``."""
+            net = self.nets[k]
+            h = net[1](net[0](x))
+            out = net[2](h)
+            return out + self.second[k](h) if self.hidden2 else out
 
         def logits(self, x, classes):
             """Pre-sigmoid outputs, each row through its class's network (which reads the first
             ``inputs`` columns of the encoder's)."""
             x = x[:, :self.inputs]
             out = x.new_empty((x.shape[0], 5))
-            for k, net in enumerate(self.nets):
+            for k in range(len(self.nets)):
                 rows = (classes == k).nonzero(as_tuple=True)[0]
                 if len(rows):
-                    out[rows] = net(x[rows])
+                    out[rows] = self.class_logits(k, x[rows])
             return out
 
         def forward(self, x, classes):
@@ -220,10 +245,10 @@ def _build_classes() -> dict[str, type]:
         def flat_params(self) -> np.ndarray:
             """The weights laid out for the compiled ``contact_race_value`` (the game's
             ``features.contact_race_param_count`` says how)."""
-            parts = [np.array([self.config["hidden"], self.inputs], np.float64)]
-            for net in self.nets:
-                for layer in (net[0], net[2]):
-                    parts.append(_rows_per_input(layer))
+            parts = [np.array([self.config["hidden"], self.inputs, self.hidden2], np.float64)]
+            for k, net in enumerate(self.nets):
+                layers = [net[0], net[2]] + ([self.second[k][0], self.second[k][2]] if self.hidden2 else [])
+                parts += [_rows_per_input(layer) for layer in layers]
             return np.ascontiguousarray(np.concatenate(parts))
 
         def tensors(self, states: np.ndarray, device, mover=None) -> tuple:

@@ -5,7 +5,8 @@ engine (``plies.training.engine``) runs the rounds, checkpoints, resume, metrics
 and card; this module says what a round plays and how it learns.
 
 The network (``ContactRaceNet``: the features of ``plies.games.backgammon.features``, a contact
-and a race network of ``--hidden`` sigmoid units, five outputs each) plays both sides of many
+and a race network of ``--hidden`` sigmoid units, five outputs each, with ``--hidden2`` ReLU
+units of a second layer over them if set) plays both sides of many
 games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
 afterstate kernel); the afterstates of all games are encoded in one compiled call and scored in
 one forward pass per network, and each game takes the one that is worst for the opponent in
@@ -187,17 +188,29 @@ def _money_equity(p: np.ndarray) -> np.ndarray:
 def _numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """The network's outputs in numpy (a worker needs no autograd)."""
     out = np.empty((len(x), OUTPUTS), np.float32)
-    for k, (w1, b1, w2, b2) in enumerate(weights):
+    for k, layers in enumerate(weights):
         rows = np.flatnonzero(classes == k)
         if len(rows):
+            w1, b1, w2, b2 = layers[:4]
             h = 1.0 / (1.0 + np.exp(-(x[rows, :w1.shape[1]] @ w1.T + b1)))
-            out[rows] = 1.0 / (1.0 + np.exp(-np.clip(h @ w2.T + b2, -80.0, 80.0)))
+            logits = h @ w2.T + b2
+            if len(layers) > 4:  # the second layer's term (ContactRaceNet's hidden2)
+                w3, b3, w4 = layers[4:]
+                logits += np.maximum(h @ w3.T + b3, 0.0) @ w4.T
+            out[rows] = 1.0 / (1.0 + np.exp(-np.clip(logits, -80.0, 80.0)))
     return out
 
 
 def numpy_weights(model) -> list[tuple[np.ndarray, ...]]:
-    return [tuple(p.detach().cpu().numpy().copy() for p in (net[0].weight, net[0].bias, net[2].weight, net[2].bias))
-            for net in model.nets]
+    """Each class's weights as numpy arrays: ``(w1, b1, w2, b2)``, then ``(w3, b3, w4)`` with a
+    second layer."""
+    weights = []
+    for k, net in enumerate(model.nets):
+        params = [net[0].weight, net[0].bias, net[2].weight, net[2].bias]
+        if model.hidden2:
+            params += [model.second[k][0].weight, model.second[k][0].bias, model.second[k][2].weight]
+        weights.append(tuple(p.detach().cpu().numpy().copy() for p in params))
+    return weights
 
 
 class _Mover:
@@ -397,7 +410,9 @@ def widen_into(model, source) -> None:
     """Copy ``source``'s contact and race networks into ``model``'s first hidden units and
     first inputs; the other units keep their random input weights and get zero outgoing
     weights, and the other inputs get zero weights into the copied units, so ``model`` computes
-    what ``source`` computes (and the new units and inputs learn from the first step on)."""
+    what ``source`` computes (and the new units and inputs learn from the first step on). A
+    second layer (``hidden2``) is copied when ``source`` has one of the same size; one that
+    ``source`` lacks keeps its random weights and its zero output weights."""
     torch = require_torch()
     if getattr(source, "arch", None) != model.arch:
         raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
@@ -406,6 +421,9 @@ def widen_into(model, source) -> None:
         raise ValueError(f"--init-from has {small} hidden units, more than --hidden {big}")
     if source.inputs > model.inputs:
         raise ValueError(f"--init-from reads {source.inputs} inputs, more than --inputs {model.inputs}")
+    if source.hidden2 and (source.hidden2 != model.hidden2 or small != big):
+        raise ValueError(f"--init-from has a second layer of {source.hidden2} units over {small}: the new "
+                         f"network needs the same (--hidden2 {source.hidden2} --hidden {small})")
     with torch.no_grad():
         for old, new in zip(source.nets, model.nets):
             new[0].weight[:small] = 0.0
@@ -414,6 +432,11 @@ def widen_into(model, source) -> None:
             new[2].weight.zero_()
             new[2].weight[:, :small] = old[2].weight
             new[2].bias.copy_(old[2].bias)
+        if source.hidden2:
+            model.second.load_state_dict(source.second.state_dict())
+        elif model.hidden2:
+            for layer in model.second:
+                layer[2].weight.zero_()
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
@@ -432,6 +455,10 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--games", type=int, default=1_000_000,
                        help="self-play games in total (rounded up to whole rounds: workers x round games)")
         p.add_argument("--hidden", type=int, default=128, help="hidden units of each network")
+        p.add_argument("--hidden2", type=int, default=0,
+                       help="ReLU units of a second layer over the hidden units (0: none), adding its term to "
+                            "the outputs; with --init-from a one-layer network it starts with zero output "
+                            "weights, so the network plays as the one it grew from at first")
         p.add_argument("--inputs", type=int, default=features.INPUT_SIZE,
                        choices=(features.BASE_INPUTS, features.INPUT_SIZE),
                        help=f"inputs the networks read: all {features.INPUT_SIZE}, or the first "
@@ -471,6 +498,8 @@ class BackgammonRecipe(Recipe):
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
         if args.eval_every < 0:
             raise ValueError("--eval-every must be 0 (no evaluation) or more")
+        if not 0 <= args.hidden2 <= features.MAX_WIDTH:
+            raise ValueError(f"--hidden2 must lie in [0, {features.MAX_WIDTH}], not {args.hidden2}")
         if not 0.0 < args.label_share <= 1.0:
             raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
         if args.targets == "td" and args.label_share != 1.0:
@@ -484,13 +513,13 @@ class BackgammonRecipe(Recipe):
             raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
-        return ContactRaceNet(hidden=args.hidden, inputs=args.inputs).config
+        return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2).config
 
     def new_model(self, game: Any, arch_config: dict[str, Any]):
         return ContactRaceNet(**arch_config)
 
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "lr", "lam", "batch", "seed", "workers",
+        return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
                                               "label_share", "horizon", "trials", "epochs")}
 
@@ -636,9 +665,10 @@ def _command(config: dict) -> str:
         return f" --targets {kind} --label-share {fraction}{rollout}"
 
     epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
+    second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
-        f"--inputs {config.get('inputs', features.BASE_INPUTS)} --lr {lr} "
+        f"--inputs {config.get('inputs', features.BASE_INPUTS)}{second} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
         f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network

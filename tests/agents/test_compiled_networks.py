@@ -51,6 +51,7 @@ def small_network(arch: str, seed: int, **config):
 @pytest.mark.parametrize("model", [
     "shipped", ("backgammon_contact_race", {"hidden": 7}),
     ("backgammon_contact_race", {"hidden": 5, "inputs": bg_features.INPUT_SIZE}),
+    ("backgammon_contact_race", {"hidden": 6, "inputs": bg_features.INPUT_SIZE, "hidden2": 4}),
 ])
 def test_backgammon_kernel_gives_the_torch_networks_values(model):
     model = cached_network("backgammon") if model == "shipped" else small_network(model[0], 3, **model[1])
@@ -87,10 +88,14 @@ def gnn_sizes(hidden: float, layers: float, length: int) -> np.ndarray:
 
 @pytest.mark.parametrize("check, params, message", [
     (bg_features.check_contact_race_params, np.full(10, 3.0), "parameters where"),
-    (bg_features.check_contact_race_params, np.array([0.5, 3.0]), "hidden units"),
-    (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0]), "inputs"),
+    (bg_features.check_contact_race_params, np.array([0.5, 3.0, 0.0]), "hidden units"),
+    (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0, 0.0]), "inputs"),
+    (bg_features.check_contact_race_params, np.array([3.0, 4.0, -1.0]), "second-layer units"),
+    (bg_features.check_contact_race_params, np.array([3.0, 4.0, 2.5]), "second-layer units"),
+    (bg_features.check_contact_race_params,  # a one-layer length under a second layer's header
+     np.r_[3.0, 4.0, 2.0, np.zeros(bg_features.contact_race_param_count(3, 4) - 3)], "parameters where"),
     (bg_features.check_contact_race_params, np.zeros(5, np.float32), "float64"),
-    (bg_features.check_contact_race_params, np.array([np.inf, 3.0]), "not finite"),
+    (bg_features.check_contact_race_params, np.array([np.inf, 3.0, 0.0]), "not finite"),
     (dw_features.check_gnn_params, gnn_sizes(np.inf, 1, 10), "not finite"),
     (dw_features.check_gnn_params, gnn_sizes(4, 99, 10), "rounds"),
     (dw_features.check_gnn_params, gnn_sizes(4, 1, dw_features.gnn_param_count(4, 1) + 1), "parameters where"),

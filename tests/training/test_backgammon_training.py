@@ -53,16 +53,23 @@ def test_lambda_returns_by_hand():
     np.testing.assert_allclose(half[1], 0.5 * T.flip(values[2]) + 0.5 * T.flip(final))
 
 
-@pytest.mark.parametrize("inputs", [features.BASE_INPUTS, features.INPUT_SIZE])
-def test_each_position_goes_through_its_class_network(inputs):
+@pytest.mark.parametrize("inputs, hidden2", [(features.BASE_INPUTS, 0), (features.INPUT_SIZE, 0),
+                                             (features.INPUT_SIZE, 3)])
+def test_each_position_goes_through_its_class_network(inputs, hidden2):
     torch.manual_seed(0)
-    model = ContactRaceNet(hidden=4, inputs=inputs)
+    model = ContactRaceNet(hidden=4, inputs=inputs, hidden2=hidden2)
+    if hidden2:  # output weights away from their zero start, so that the second layer counts
+        for layer in model.second:
+            torch.nn.init.normal_(layer[2].weight)
     x = torch.rand(6, features.INPUT_SIZE)
     classes = torch.tensor([0, 1, 0, 1, 1, 0])
     out = model.logits(x, classes)
     read = x[:, :inputs]  # a network from before the contact inputs reads the first ones only
-    torch.testing.assert_close(out[classes == 0], model.nets[0](read[classes == 0]))
-    torch.testing.assert_close(out[classes == 1], model.nets[1](read[classes == 1]))
+    for k in (0, 1):
+        want = model.nets[k](read[classes == k])
+        if hidden2:  # the second layer reads the first layer's sigmoid units
+            want = want + model.second[k](model.nets[k][1](model.nets[k][0](read[classes == k])))
+        torch.testing.assert_close(out[classes == k], want)
     # the numpy forward of the workers agrees with torch's
     np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
     np.testing.assert_allclose(np_out, torch.sigmoid(out).detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -364,3 +371,27 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     trained = load_value_net(tmp_path / "wide" / "backgammon_net.pt", "backgammon")
     assert trained.config == {"hidden": 12, "inputs": features.INPUT_SIZE}
     assert not torch.equal(trained(x, classes), small(x, classes))  # it learnt from its games
+
+
+def test_a_second_layer_grows_from_a_one_layer_network_and_learns(tmp_path):
+    engine.train("backgammon", _args(tmp_path / "small", 4))
+    small = load_value_net(tmp_path / "small" / "backgammon_net.pt", "backgammon")
+    deep = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(deep, small)
+    rng = np.random.default_rng(1)
+    x = torch.from_numpy(rng.random((50, features.INPUT_SIZE)).astype(np.float32))
+    classes = torch.from_numpy(rng.integers(0, len(features.CLASS_NAMES), 50))
+    torch.testing.assert_close(deep(x, classes), small(x, classes), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="second layer of 5"):
+        T.widen_into(ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=6), deep)
+    engine.train("backgammon", _args(tmp_path / "deep", 4, "--hidden", "12", "--hidden2", "5",
+                                     "--init-from", str(tmp_path / "small" / "backgammon_net.pt")))
+    assert "--hidden2 5" in (tmp_path / "deep" / "backgammon_net.json").read_text()
+    trained = load_value_net(tmp_path / "deep" / "backgammon_net.pt", "backgammon")
+    assert trained.config == {"hidden": 12, "inputs": features.INPUT_SIZE, "hidden2": 5}
+    for layer in trained.second:  # the second layer's output weights left zero: it learns
+        assert layer[2].weight.abs().sum() > 0
+    # a deep network into the same shape is copied whole
+    copy = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(copy, trained)
+    torch.testing.assert_close(copy(x, classes), trained(x, classes), rtol=0, atol=1e-6)

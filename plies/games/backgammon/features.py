@@ -476,29 +476,38 @@ def td_gammon_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.
 OUTPUTS = 5
 
 
-def contact_race_param_count(hidden: int, inputs: int) -> int:
+@njit(cache=True)
+def _class_param_count(hidden: int, inputs: int, hidden2: int) -> int:
+    second = hidden * hidden2 + hidden2 + hidden2 * OUTPUTS + OUTPUTS if hidden2 else 0
+    return inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS + second
+
+
+def contact_race_param_count(hidden: int, inputs: int, hidden2: int = 0) -> int:
     """Length of the flat parameters of a contact/race network of ``hidden`` units a class
-    reading the first ``inputs`` inputs: ``[hidden, inputs]`` then, for contact and then race,
-    ``W1 b1 W2 b2`` (``affine``'s layout)."""
-    return 2 + len(CLASS_NAMES) * (inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+    reading the first ``inputs`` inputs, with a second layer of ``hidden2`` units (0: none):
+    ``[hidden, inputs, hidden2]`` then, for contact and then race, ``W1 b1 W2 b2`` and with a
+    second layer ``W3 b3 W4 b4`` (``affine``'s layout; ``b4`` is zeros)."""
+    return 3 + len(CLASS_NAMES) * _class_param_count(hidden, inputs, hidden2)
 
 
 def check_contact_race_params(params: np.ndarray) -> None:
     """Raises a ValueError unless ``params`` is a contact/race layout the kernel can read
     without bounds checks."""
-    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 2:
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 3:
         raise ValueError("contact/race network: not a flat float64 parameter array")
     if not np.all(np.isfinite(params)):
         raise ValueError("contact/race network: parameters that are not finite numbers")
-    hidden, inputs = params[0], params[1]
+    hidden, inputs, hidden2 = params[0], params[1], params[2]
     if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH:
         raise ValueError(f"contact/race network: {hidden} hidden units; 1 to {MAX_WIDTH} are allowed")
     if inputs != int(inputs) or not 1 <= inputs <= INPUT_SIZE:
         raise ValueError(f"contact/race network: {inputs} inputs; 1 to {INPUT_SIZE} are allowed")
-    expected = contact_race_param_count(int(hidden), int(inputs))
+    if hidden2 != int(hidden2) or not 0 <= hidden2 <= MAX_WIDTH:
+        raise ValueError(f"contact/race network: {hidden2} second-layer units; 0 to {MAX_WIDTH} are allowed")
+    expected = contact_race_param_count(int(hidden), int(inputs), int(hidden2))
     if len(params) != expected:
         raise ValueError(f"contact/race network: {len(params)} parameters where {int(hidden)} hidden "
-                         f"units over {int(inputs)} inputs need {expected}")
+                         f"units over {int(inputs)} inputs and {int(hidden2)} second-layer units need {expected}")
 
 
 @njit(cache=True)
@@ -519,11 +528,19 @@ def contact_race_value(state, seat, params):
     position_class = _encode_one(state, mover, x, me, them, blot_at, blocked)
     hidden = int(params[0])
     inputs = int(params[1])
-    at = 2 + position_class * (inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS)
+    hidden2 = int(params[2])
+    at = 3 + position_class * _class_param_count(hidden, inputs, hidden2)
     h = affine(x, params, at, inputs, hidden)
     for j in range(hidden):
         h[j] = _sigmoid(h[j])
-    p = affine(h, params, at + inputs * hidden + hidden, hidden, OUTPUTS)
+    at += inputs * hidden + hidden
+    p = affine(h, params, at, hidden, OUTPUTS)
+    if hidden2 > 0:
+        at += hidden * OUTPUTS + OUTPUTS
+        g = affine(h, params, at, hidden, hidden2)
+        for j in range(hidden2):
+            g[j] = max(g[j], 0.0)
+        p += affine(g, params, at + hidden * hidden2 + hidden2, hidden2, OUTPUTS)
     # as contact_race_equity: made consistent (a backgammon is a gammon is a win) first
     win = min(max(_sigmoid(p[0]), 0.0), 1.0)
     wg = min(_sigmoid(p[1]), win)
