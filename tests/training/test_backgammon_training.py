@@ -344,7 +344,8 @@ def test_the_round_runner_refuses_an_unknown_backend():
 
 def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     """--init-from copies a network's hidden units into a wider one whose extra units have zero
-    outgoing weights: the same outputs on any position, and training goes on from there."""
+    outgoing weights, or under a second layer with zero output weights: the same outputs on any
+    position, and training goes on from there."""
     engine.train("backgammon", _args(tmp_path / "small", 4))
     small = load_value_net(tmp_path / "small" / "backgammon_net.pt", "backgammon")
     wide = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE)
@@ -371,16 +372,9 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     trained = load_value_net(tmp_path / "wide" / "backgammon_net.pt", "backgammon")
     assert trained.config == {"hidden": 12, "inputs": features.INPUT_SIZE}
     assert not torch.equal(trained(x, classes), small(x, classes))  # it learnt from its games
-
-
-def test_a_second_layer_grows_from_a_one_layer_network_and_learns(tmp_path):
-    engine.train("backgammon", _args(tmp_path / "small", 4))
-    small = load_value_net(tmp_path / "small" / "backgammon_net.pt", "backgammon")
+    # a second layer grown onto it starts with zero output weights: the same outputs again
     deep = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5)
     T.widen_into(deep, small)
-    rng = np.random.default_rng(1)
-    x = torch.from_numpy(rng.random((50, features.INPUT_SIZE)).astype(np.float32))
-    classes = torch.from_numpy(rng.integers(0, len(features.CLASS_NAMES), 50))
     torch.testing.assert_close(deep(x, classes), small(x, classes), rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match="second layer of 5"):
         T.widen_into(ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=6), deep)
