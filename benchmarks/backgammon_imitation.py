@@ -192,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.network} is not a contact/race network")
     if args.hidden and args.hidden < network.config["hidden"]:
         parser.error(f"--hidden {args.hidden} is fewer than the network's {network.config['hidden']} units")
+    if args.hidden and network.hidden2 and args.hidden != network.config["hidden"]:
+        parser.error(f"--hidden {args.hidden}: a network with a second layer keeps its {network.config['hidden']} units")
     rows = positions(network, args.games, args.candidate_share, args.seed)
     if len(rows) <= HELD_OUT:
         parser.error(f"{len(rows)} positions: too few to hold {HELD_OUT} out; play more --games")
@@ -215,7 +217,7 @@ def report(args, torch, network, rows, data, scratch: Path) -> None:
                 f"expectiminimax:depth=1,eval={scratch / 'start.pt'}")]
     inputs = features.INPUT_SIZE
     torch.manual_seed(args.seed)  # the extra units' starting weights, where --hidden adds some
-    model = ContactRaceNet(hidden=args.hidden or network.config["hidden"], inputs=inputs)
+    model = ContactRaceNet(hidden=args.hidden or network.config["hidden"], inputs=inputs, hidden2=network.hidden2)
     widen_into(model, network)
     error = fit(torch, model.logits, model.parameters(), data, held, args.epochs, args.lr, args.seed)
     save_torch(model_payload(model.eval()), scratch / "contact_race.pt", "weights")

@@ -200,7 +200,7 @@ def _build_classes() -> dict[str, type]:
             if inputs not in (bg_features.BASE_INPUTS, bg_features.INPUT_SIZE):
                 raise ValueError(f"a contact/race network reads {bg_features.BASE_INPUTS} or "
                                  f"{bg_features.INPUT_SIZE} inputs, not {inputs!r}")
-            if not isinstance(hidden2, int) or not 0 <= hidden2 <= bg_features.MAX_WIDTH:
+            if type(hidden2) is not int or not 0 <= hidden2 <= bg_features.MAX_WIDTH:
                 raise ValueError(f"a contact/race network's second layer has 0 to {bg_features.MAX_WIDTH} "
                                  f"units, not {hidden2!r}")
             # networks from before the contact inputs say only their hidden units; one-layer
@@ -383,7 +383,8 @@ def BackgammonNet(**config: Any):  # noqa: N802
 
 
 def ContactRaceNet(**config: Any):  # noqa: N802
-    """The backgammon contact and race networks (``hidden`` units each)."""
+    """The backgammon contact and race networks (``hidden`` units each over ``inputs`` inputs, and
+    ``hidden2`` units of a second layer if set)."""
     return _LazyModule.get("ContactRaceNet")(**config)
 
 

@@ -411,8 +411,8 @@ def widen_into(model, source) -> None:
     first inputs; the other units keep their random input weights and get zero outgoing
     weights, and the other inputs get zero weights into the copied units, so ``model`` computes
     what ``source`` computes (and the new units and inputs learn from the first step on). A
-    second layer (``hidden2``) is copied when ``source`` has one of the same size; one that
-    ``source`` lacks keeps its random weights and its zero output weights."""
+    second layer (``hidden2``) is copied when ``source`` has one of the same size over as many
+    hidden units; one that ``source`` lacks keeps its random weights and its zero output weights."""
     torch = require_torch()
     if getattr(source, "arch", None) != model.arch:
         raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
@@ -487,9 +487,10 @@ class BackgammonRecipe(Recipe):
                        help="comma-separated agent specs to evaluate against")
         p.add_argument("--init-from", type=Path,
                        help="a new run starts from this network (weights or checkpoint, as many or fewer "
-                            "hidden units and inputs): its units are copied, extra units start with zero "
-                            "outgoing weights and extra inputs with zero weights, so the new network "
-                            "plays exactly as the old one at first")
+                            "hidden units and inputs; one with a second layer needs the same --hidden and "
+                            "--hidden2): its units are copied, extra units start with zero outgoing weights, "
+                            "extra inputs with zero weights and a new second layer with zero output weights, "
+                            "so the new network plays exactly as the old one at first")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
         for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games", "horizon", "trials",
