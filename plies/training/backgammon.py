@@ -432,11 +432,8 @@ def widen_into(model, source) -> None:
             new[2].weight.zero_()
             new[2].weight[:, :small] = old[2].weight
             new[2].bias.copy_(old[2].bias)
-        if source.hidden2:
+        if source.hidden2:  # else a new second layer keeps the zero output weights it was built with
             model.second.load_state_dict(source.second.state_dict())
-        elif model.hidden2:
-            for layer in model.second:
-                layer[2].weight.zero_()
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
