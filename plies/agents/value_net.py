@@ -197,9 +197,9 @@ def _build_classes() -> dict[str, type]:
 
         def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS, hidden2: int = 0) -> None:
             super().__init__()
-            if inputs not in (bg_features.BASE_INPUTS, bg_features.INPUT_SIZE):
-                raise ValueError(f"a contact/race network reads {bg_features.BASE_INPUTS} or "
-                                 f"{bg_features.INPUT_SIZE} inputs, not {inputs!r}")
+            if inputs not in bg_features.INPUT_WIDTHS:
+                raise ValueError(f"a contact/race network reads {', '.join(map(str, bg_features.INPUT_WIDTHS))} "
+                                 f"inputs, not {inputs!r}")
             if type(hidden2) is not int or not 0 <= hidden2 <= bg_features.MAX_WIDTH:
                 raise ValueError(f"a contact/race network's second layer has 0 to {bg_features.MAX_WIDTH} "
                                  f"units, not {hidden2!r}")

@@ -457,10 +457,11 @@ class BackgammonRecipe(Recipe):
                             "the outputs; with --init-from a one-layer network it starts with zero output "
                             "weights, so the network plays as the one it grew from at first")
         p.add_argument("--inputs", type=int, default=features.INPUT_SIZE,
-                       choices=(features.BASE_INPUTS, features.INPUT_SIZE),
+                       choices=features.INPUT_WIDTHS,
                        help=f"inputs the networks read: all {features.INPUT_SIZE}, or the first "
-                            f"{features.BASE_INPUTS} (the networks trained before the contact inputs; "
-                            "to resume their runs)")
+                            f"{features.CONTACT_INPUTS} (before the double shots and containment, as the "
+                            f"shipped eval=net) or {features.BASE_INPUTS} (before the contact inputs); "
+                            "to resume older runs")
         p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
         p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
         p.add_argument("--targets", choices=TARGETS, default="td",

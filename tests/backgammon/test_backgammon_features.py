@@ -36,7 +36,8 @@ def _encode(s):
 
 
 def test_names_cover_every_input():
-    assert len(F.INPUT_NAMES) == F.INPUT_SIZE == F.BASE_INPUTS + 2 * F.EXTRAS_PER_SIDE
+    assert len(F.INPUT_NAMES) == F.INPUT_SIZE == F.CONTACT_INPUTS + 2 * F.LATE_PER_SIDE
+    assert F.CONTACT_INPUTS == F.BASE_INPUTS + 2 * F.EXTRAS_PER_SIDE
     assert F.BASE_INPUTS == 2 * F.SIDE_SIZE
 
 
@@ -118,8 +119,11 @@ def test_views_swap_the_sides():
     base, extras = F.BASE_INPUTS, F.EXTRAS_PER_SIDE
     np.testing.assert_array_equal(x0[0, :F.SIDE_SIZE], x1[0, F.SIDE_SIZE:base])
     np.testing.assert_array_equal(x0[0, F.SIDE_SIZE:base], x1[0, :F.SIDE_SIZE])
-    np.testing.assert_array_equal(x0[0, base:base + extras], x1[0, base + extras:])
-    np.testing.assert_array_equal(x0[0, base + extras:], x1[0, base:base + extras])
+    np.testing.assert_array_equal(x0[0, base:base + extras], x1[0, base + extras:F.CONTACT_INPUTS])
+    np.testing.assert_array_equal(x0[0, base + extras:F.CONTACT_INPUTS], x1[0, base:base + extras])
+    late, late_count = F.CONTACT_INPUTS, F.LATE_PER_SIDE
+    np.testing.assert_array_equal(x0[0, late:late + late_count], x1[0, late + late_count:])
+    np.testing.assert_array_equal(x0[0, late + late_count:], x1[0, late:late + late_count])
     assert x0[0, base:].any()  # a contact position: the contact inputs are in use
 
 
@@ -189,3 +193,86 @@ def test_contact_inputs_are_zero_in_a_race():
     row, cls = _encode(_position({5: 3, 2: 2}, {6: 2, 1: 4}))
     assert cls == F.RACE
     assert not row[F.BASE_INPUTS:].any()
+
+
+def _late(row, side, start):
+    k = next(k for k, n in enumerate(F.LATE_NAMES) if n.startswith(start))
+    return row[F.CONTACT_INPUTS + side * F.LATE_PER_SIDE + k]
+
+
+def test_double_shots_and_containment_by_hand():
+    # my blots on my 8 and 10, the rest on my 6; their one checker near them is on my 5, the
+    # others on my 19 (their 6), past both blots
+    me = {10: 1, 8: 1, 6: 13}
+    row, _ = _encode(_position(me, {20: 1, 6: 14}))
+    # one checker hits both only with 3-2: 3 to my 8, then 2 to my 10 (the other order hits
+    # once); 5-3 and 5-2 hit once, 3-3 and 5-5 pass the second blot, 1-1 is stopped by my 6
+    assert _late(row, 0, "double shots") == pytest.approx(2 / 36)
+    assert _late(row, 1, "double shots") == 0  # they have one blot only
+    # two checkers on my 5: 5-3 also hits both (one checker each); 3-3 and 5-5 still do not
+    row, _ = _encode(_position(me, {20: 2, 6: 13}))
+    assert _late(row, 0, "double shots") == pytest.approx(4 / 36)
+
+
+def test_containment_by_hand():
+    # their points on my 9 and 3; the worst point for a checker of mine is my 21: only 5-5
+    # (16, 11, 6) lands below my 9 (4-4 and 6-6 stop on it, 3-3 too; no other roll goes 13 pips);
+    # from my 20 four rolls do (the blockade's figure, for the checkers I have there)
+    me = {20: 2, 10: 1, 8: 1, 2: 2, 4: 2, 6: 2}
+    them = {25 - 9: 2, 25 - 3: 2, 25 - 5: 1, 25 - 1: 1}
+    row, _ = _encode(_position(me, them))
+    assert _extra(row, 0, "blockade") == pytest.approx(1 - 4 / 36)
+    assert _late(row, 0, "containment") == pytest.approx(1 - 1 / 36)
+
+
+def _most_hits(theirs, blots, made, dice):
+    """The most of my blots their checkers (my numbering, 0 = bar, moving up) can hit with
+    ``dice``, trying every order of every checker's steps: bar checkers enter first, my made
+    points block, a checker that would bear off stops."""
+    best = 0
+
+    def walk(positions, blots, dice, hits):
+        nonlocal best
+        best = max(best, hits)
+        if not dice or best >= 2:
+            return
+        starts = [0] if 0 in positions else sorted(set(positions))  # checkers on one point are alike
+        for k, die in enumerate(dice[:1] if len(set(dice)) == 1 else dice):
+            for start in starts:
+                land = start + die
+                if land > 24 or land in made:
+                    continue
+                moved = list(positions)
+                moved[moved.index(start)] = land
+                walk(moved, blots - {land}, dice[:k] + dice[k + 1:], hits + (land in blots))
+
+    walk(list(theirs), set(blots), list(dice), 0)
+    return best
+
+
+def test_double_shots_match_a_search_of_every_play():
+    rng = np.random.default_rng(5)
+    checked = 0
+    while checked < 120:
+        me, them = {}, {}
+        for side, other in ((me, None), (them, me)):
+            left = 15
+            while left:
+                point = int(rng.integers(1, 26))
+                if other is not None and point != 25 and other.get(25 - point, 0):
+                    continue  # a point cannot hold checkers of both sides
+                n = int(min(left, rng.choice([1, 1, 2, 3])))
+                side[point] = side.get(point, 0) + n
+                left -= n
+        if rng.random() < 0.6:
+            them.pop(25, None)
+        row, cls = _encode(_position(me, {p: n for p, n in them.items()}))
+        if cls != F.CONTACT:
+            continue
+        theirs = [0 if p == 25 else 25 - p for p, n in them.items() for _ in range(n)]
+        blots = {p for p, n in me.items() if n == 1 and p <= 24}
+        made = {p for p, n in me.items() if n >= 2 and p <= 24}
+        expected = sum((1 if hi == lo else 2) for hi in range(1, 7) for lo in range(1, hi + 1)
+                       if _most_hits(theirs, blots, made, [hi] * 4 if hi == lo else [hi, lo]) >= 2)
+        assert _late(row, 0, "double shots") == pytest.approx(expected / 36), (me, them)
+        checked += 1

@@ -65,7 +65,16 @@ EXTRA_NAMES = (
     "bar entry: the opponent's rolls (of 36) that fail to enter against the side's home board / 36",
 )
 EXTRAS_PER_SIDE = len(EXTRA_NAMES)
-INPUT_SIZE = BASE_INPUTS + 2 * EXTRAS_PER_SIDE
+CONTACT_INPUTS = BASE_INPUTS + 2 * EXTRAS_PER_SIDE
+"""The inputs of networks trained from 2026-11-25 to 2026-11-27 (the shipped ``eval=net``)."""
+LATE_NAMES = (
+    "double shots: the opponent's rolls (of 36) that hit two of the side's blots / 36",
+    "containment: 1 - rolls (of 36) escaping from the worst point 13..25 the opponent has not made, past its points within 12 pips",
+)
+LATE_PER_SIDE = len(LATE_NAMES)
+INPUT_SIZE = CONTACT_INPUTS + 2 * LATE_PER_SIDE
+INPUT_WIDTHS = (BASE_INPUTS, CONTACT_INPUTS, INPUT_SIZE)
+"""The input counts a contact/race network may read: each a prefix of the next."""
 
 
 def _input_names() -> tuple[str, ...]:
@@ -78,6 +87,8 @@ def _input_names() -> tuple[str, ...]:
         names += [f"{side}: {name}" for name in FEATURE_NAMES]
     for side in ("me", "opponent"):
         names += [f"{side}: {name}" for name in EXTRA_NAMES]
+    for side in ("me", "opponent"):
+        names += [f"{side}: {name}" for name in LATE_NAMES]
     return tuple(names)
 
 
@@ -186,6 +197,98 @@ def _hits(hitter, target, blot_at, blocked):
             any_total += _ROLL_WEIGHT[r]
             loss_total += _ROLL_WEIGHT[r] * loss
     return direct_total, any_total, loss_total
+
+
+@njit(cache=True)
+def _two_hits_two_dice(hitter, blot_at, hi, lo):
+    """Whether ``hitter`` can hit two blots with the roll hi-lo (hi != lo): each die hits, by
+    two checkers or by one that hits with one die and goes on to hit with the other. With two or
+    more checkers on the bar both dice enter; with one, the entering die must hit."""
+    on_bar = hitter[25]
+    if on_bar >= 2:
+        return blot_at[25 - hi] and blot_at[25 - lo]
+    for order in range(2):
+        first = hi if order == 0 else lo
+        second = lo if order == 0 else hi
+        for j in range(25, 0, -1):
+            if hitter[j] == 0 or (on_bar == 1 and j != 25):
+                continue
+            a = j - first
+            if a < 1 or not blot_at[a]:
+                continue
+            if a - second >= 1 and blot_at[a - second]:
+                return True  # the same checker goes on
+            for i in range(24, 0, -1):
+                if hitter[i] == 0 or (i == j and hitter[j] < 2):
+                    continue
+                b = i - second
+                if b >= 1 and b != a and blot_at[b]:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _two_hits_double(hitter, blot_at, blocked, die, cost):
+    """Whether ``hitter`` can hit two blots with a double of ``die``: four steps over open points,
+    the bar's checkers entering first; ``cost`` is a scratch row of 26 (the fewest steps to each
+    blot)."""
+    on_bar = hitter[25]
+    entry = 25 - die
+    budget = 4
+    entry_hit = False
+    if on_bar > 0:
+        if blocked[entry]:
+            return False
+        budget = 4 - min(on_bar, 4)
+        entry_hit = blot_at[entry]
+    for i in range(26):
+        cost[i] = 99
+    for s in range(24, 0, -1):
+        if not (hitter[s] > 0 or (on_bar > 0 and s == entry)):
+            continue
+        landed = 0
+        for m in range(1, budget + 1):
+            p = s - m * die
+            if p < 1 or blocked[p]:
+                break
+            if blot_at[p]:
+                landed += 1
+                cost[p] = min(cost[p], m)
+                if landed >= 2 or entry_hit:
+                    return True  # one checker's steps hit two
+    fewest = 99
+    next_fewest = 99
+    for p in range(1, 25):
+        if p != entry or not entry_hit:
+            if cost[p] < fewest:
+                next_fewest = fewest
+                fewest = cost[p]
+            elif cost[p] < next_fewest:
+                next_fewest = cost[p]
+    return fewest + next_fewest <= budget
+
+
+@njit(cache=True)
+def _double_shots(hitter, blot_at, blocked, cost):
+    """Rolls (of 36) with which ``hitter`` hits two blots, with ``blot_at`` and ``blocked`` as
+    ``_hits`` left them (in the hitter's numbering); ``cost`` is a scratch row of 26."""
+    blots = 0
+    for p in range(1, 25):
+        if blot_at[p]:
+            blots += 1
+    if blots < 2:
+        return 0
+    total = 0
+    for r in range(21):
+        hi = _ROLL_HI[r]
+        lo = _ROLL_LO[r]
+        if hi == lo:
+            two = _two_hits_double(hitter, blot_at, blocked, hi, cost)
+        else:
+            two = _two_hits_two_dice(hitter, blot_at, hi, lo)
+        if two:
+            total += _ROLL_WEIGHT[r]
+    return total
 
 
 @njit(cache=True)
@@ -302,10 +405,22 @@ def _extra_features(own, opp, loss, out, k, blocked):
 
 
 @njit(cache=True)
-def _side_features(own, opp, contact, out, k, extra_k, blot_at, blocked):
-    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:] and its
-    EXTRAS_PER_SIDE contact units into out[extra_k:] (``blot_at`` and ``blocked``: scratch rows
-    of 26)."""
+def _late_features(own, double, out, k, blocked):
+    """LATE_PER_SIDE contact units of side ``own`` into out[k:]: ``double`` is its double shots
+    (``_double_shots``), ``blocked`` the opponent's points as ``_extra_features`` left them."""
+    fewest = 36  # from the most hemmed-in point a checker could stand on, bar included
+    for start in range(13, 26):
+        if not blocked[start]:
+            fewest = min(fewest, _escape_rolls(start, blocked))
+    out[k] = double / 36.0
+    out[k + 1] = 1.0 - fewest / 36.0
+
+
+@njit(cache=True)
+def _side_features(own, opp, contact, out, k, extra_k, late_k, blot_at, blocked, cost):
+    """FEATURES_PER_SIDE units of side ``own`` (against ``opp``) into out[k:], its
+    EXTRAS_PER_SIDE contact units into out[extra_k:] and its LATE_PER_SIDE into out[late_k:]
+    (``blot_at``, ``blocked`` and ``cost``: scratch rows of 26)."""
     pips = 0
     blots = 0
     made = 0
@@ -351,16 +466,20 @@ def _side_features(own, opp, contact, out, k, extra_k, blot_at, blocked):
     out[k + 1] = blots / 5.0
     if contact:
         direct, anyway, loss = _hits(opp, own, blot_at, blocked)
+        double = _double_shots(opp, blot_at, blocked, cost)
         out[k + 2] = direct / 36.0
         out[k + 3] = anyway / 36.0
         out[k + 9] = _escapes(own, opp, blocked) / 36.0
         _extra_features(own, opp, loss, out, extra_k, blocked)
+        _late_features(own, double, out, late_k, blocked)
     else:
         out[k + 2] = 0.0
         out[k + 3] = 0.0
         out[k + 9] = 0.0
         for i in range(EXTRAS_PER_SIDE):
             out[extra_k + i] = 0.0
+        for i in range(LATE_PER_SIDE):
+            out[late_k + i] = 0.0
     out[k + 4] = made / 12.0
     out[k + 5] = home_made / 6.0
     out[k + 6] = anchors / 3.0
@@ -393,22 +512,23 @@ def encode_into(states, mover, out, classes):
     them = np.empty(26, np.int64)
     blot_at = np.empty(26, np.bool_)
     blocked = np.empty(26, np.bool_)
+    cost = np.empty(26, np.int64)
     for b in range(states.shape[0]):
-        classes[b] = _encode_one(states[b], mover[b], out[b], me, them, blot_at, blocked)
+        classes[b] = _encode_one(states[b], mover[b], out[b], me, them, blot_at, blocked, cost)
 
 
 @njit(cache=True)
-def _encode_one(s, seat, row, me, them, blot_at, blocked):
+def _encode_one(s, seat, row, me, them, blot_at, blocked, cost):
     """``row``: the inputs of state ``s`` from the view of ``seat`` (the other arguments are
     scratch); returns its class."""
     _side_counts(s, seat, me)
     _side_counts(s, 1 - seat, them)
     contact = _rear(me) + _rear(them) > 25
     _raw_side(me, row, 0)
-    _side_features(me, them, contact, row, RAW_PER_SIDE, BASE_INPUTS, blot_at, blocked)
+    _side_features(me, them, contact, row, RAW_PER_SIDE, BASE_INPUTS, CONTACT_INPUTS, blot_at, blocked, cost)
     _raw_side(them, row, SIDE_SIZE)
     _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, BASE_INPUTS + EXTRAS_PER_SIDE,
-                   blot_at, blocked)
+                   CONTACT_INPUTS + LATE_PER_SIDE, blot_at, blocked, cost)
     return CONTACT if contact else RACE
 
 
@@ -525,7 +645,8 @@ def contact_race_value(state, seat, params):
     them = np.empty(26, np.int64)
     blot_at = np.empty(26, np.bool_)
     blocked = np.empty(26, np.bool_)
-    position_class = _encode_one(state, mover, x, me, them, blot_at, blocked)
+    cost = np.empty(26, np.int64)
+    position_class = _encode_one(state, mover, x, me, them, blot_at, blocked, cost)
     hidden = int(params[0])
     inputs = int(params[1])
     hidden2 = int(params[2])
