@@ -4,7 +4,8 @@ load without running code and say clearly when they are damaged.
 Network weights and training checkpoints are ``torch.save`` files holding only tensors and
 plain data (dicts, lists, numbers, strings), so ``torch.load(weights_only=True)`` reads them:
 loading never runs code from the file. The file is a small wrapper ``{"plies_format",
-"kind", "sha256", "payload"}`` whose ``payload`` is the bytes of the inner ``torch.save`` and
+"kind", "sha256", "payload"}`` whose ``payload`` is the bytes of the inner ``torch.save`` (as a
+uint8 tensor; files written before 2026-11-27 hold them as bytes, and load the same) and
 ``sha256`` their digest, so a damaged file is an error, never altered tensors.
 
 This module imports nothing else from plies (everything may use it).
@@ -102,8 +103,10 @@ def save_torch(payload: dict[str, Any], path: str | Path, kind: str) -> None:
     inner = io.BytesIO()
     torch.save(payload, inner)
     data = inner.getvalue()
+    # the payload travels as a uint8 tensor: torch pickles a bytes object as latin-1 text, half
+    # again its size, and the weights-only loader reads no more compact form of bytes
     wrapper = {"plies_format": TORCH_FORMAT, "kind": kind, "sha256": hashlib.sha256(data).hexdigest(),
-               "payload": data}
+               "payload": torch.frombuffer(bytearray(data), dtype=torch.uint8)}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda handle: torch.save(wrapper, handle))
 
@@ -139,7 +142,11 @@ def load_torch(path: str | Path, kind: str | tuple[str, ...]) -> dict[str, Any]:
     if wrapper.get("kind") not in kinds:
         raise DamagedFileError(f"{path} is a plies {wrapper.get('kind')} file, not a {kind} file")
     data = wrapper.get("payload")
-    if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != wrapper.get("sha256"):
+    if isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.dim() == 1:
+        data = data.numpy().tobytes()
+    elif not isinstance(data, bytes):  # files written before 2026-11-27 hold the bytes themselves
+        data = None
+    if data is None or hashlib.sha256(data).hexdigest() != wrapper.get("sha256"):
         raise DamagedFileError(f"damaged {kind} file {path}: checksum mismatch")
     payload = _safe_load(torch, io.BytesIO(data), path)
     if not isinstance(payload, dict):

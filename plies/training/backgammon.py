@@ -459,8 +459,8 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--inputs", type=int, default=features.INPUT_SIZE,
                        choices=features.INPUT_WIDTHS,
                        help=f"inputs the networks read: all {features.INPUT_SIZE}, or the first "
-                            f"{features.CONTACT_INPUTS} (before the double shots and containment, as the "
-                            f"shipped eval=net) or {features.BASE_INPUTS} (before the contact inputs); "
+                            f"{features.CONTACT_INPUTS} (before the double shots and containment, as "
+                            f"eval=cr2240k) or {features.BASE_INPUTS} (before the contact inputs); "
                             "to resume older runs")
         p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
         p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")

@@ -157,7 +157,7 @@ def test_shipped_networks_load_when_present():
             continue
         model = load_value_net(path, game)
         assert model.game == game
-        assert path.stat().st_size < 1_000_000
+        assert path.stat().st_size < 2_000_000  # a shipped network stays under 2 MB (issue 25: the contact and race networks together)
         assert path.with_suffix(".json").exists()  # its card: command, games, time
 
 
@@ -190,7 +190,7 @@ def test_shipped_dice_wars_net_favours_the_seat_that_owns_the_map():
     assert p[2] > 0.8 and p.argmax() == 2
 
 
-@pytest.mark.parametrize("name", ["net", "cr600k", "cr400k", "td80"])
+@pytest.mark.parametrize("name", ["net", "cr2240k", "cr600k", "cr400k", "td80"])
 def test_shipped_backgammon_net_knows_a_won_race(name):
     path = value_net.shipped_weights("backgammon", name)
     if not path.exists():
@@ -209,7 +209,7 @@ def test_shipped_backgammon_net_knows_a_won_race(name):
 
 
 def test_earlier_shipped_networks_are_named_in_specs():
-    assert {"td80", "cr400k", "cr600k"} <= set(value_net.shipped_names("backgammon"))
+    assert {"td80", "cr400k", "cr600k", "cr2240k"} <= set(value_net.shipped_names("backgammon"))
     state = BackgammonState()
     agent = ExpectiminimaxAgent(depth=1, eval="td80")
     state.apply(sample_chance(state, np.random.default_rng(0)))

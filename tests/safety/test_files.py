@@ -67,14 +67,22 @@ def test_checkpoints_round_trip_and_every_damage_is_a_clear_error(tmp_path):
     for key, value in model.state_dict().items():
         assert torch.equal(payload["state_dict"][key], value)
     good = path.read_bytes()
+    silent = 0
     for offset in range(0, len(good) - 64, max(1, len(good) // 40)):
         damaged = bytearray(good)
         damaged[offset:offset + 64] = bytes(64)
         if bytes(damaged) == good:
             continue
         path.write_bytes(bytes(damaged))
-        with pytest.raises(DamagedFileError, match="checkpoint.pt"):
-            load_checkpoint(path, "backgammon", "backgammon_td")
+        try:
+            loaded = load_checkpoint(path, "backgammon", "backgammon_td")
+        except DamagedFileError as err:
+            assert "checkpoint.pt" in str(err)
+            continue
+        # the zip's alignment padding carries nothing: zeroing it may load, but never other tensors
+        assert all(torch.equal(loaded["state_dict"][k], v) for k, v in payload["state_dict"].items())
+        silent += 1
+    assert silent <= 2
     for damaged in (b"", good[: len(good) // 2], b"not a torch file"):
         path.write_bytes(damaged)
         with pytest.raises(DamagedFileError, match="checkpoint.pt"):
@@ -169,3 +177,26 @@ def test_a_damaged_metrics_file_names_the_file_and_line(tmp_path):
     path.write_text("step,loss\n1,0.5\nabc,0.4\n")
     with pytest.raises(DamagedFileError, match="metrics.csv: line 3"):
         MetricsLog(path, ["step", "loss"], resume_step=1)
+
+
+def test_the_payload_is_stored_compactly_and_older_bytes_payloads_still_load(tmp_path):
+    import hashlib
+    import io
+
+    x = torch.rand(100_000)  # 400,000 bytes of float32
+    path = tmp_path / "new.pt"
+    save_torch({"x": x}, path, "other")
+    assert path.stat().st_size < 440_000  # as bytes, torch would pickle them as text, half again as large
+    assert torch.equal(load_torch(path, "other")["x"], x)
+    inner = io.BytesIO()
+    torch.save({"x": x}, inner)
+    data = inner.getvalue()
+    older = tmp_path / "older.pt"
+    torch.save({"plies_format": "plies-torch-2", "kind": "other", "sha256": hashlib.sha256(data).hexdigest(),
+                "payload": data}, older)
+    assert older.stat().st_size > 500_000
+    assert torch.equal(load_torch(older, "other")["x"], x)
+    torch.save({"plies_format": "plies-torch-2", "kind": "other", "sha256": hashlib.sha256(data).hexdigest(),
+                "payload": torch.zeros(3, dtype=torch.float32)}, older)
+    with pytest.raises(DamagedFileError, match="checksum"):
+        load_torch(older, "other")

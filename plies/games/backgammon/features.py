@@ -13,8 +13,10 @@ units in the same order (``INPUT_NAMES`` lists them; docs/backgammon.md explains
 
 then, since 2026-11-25, six contact inputs per side after both sides (``EXTRA_NAMES``): the
 opponent's blockade, mobility, pips to reach the opponent's rear checker, the back anchor, the pips a hit costs on
-average and the rolls that fail to enter from the bar. Networks trained before read only the
-first ``BASE_INPUTS`` (their ``inputs`` setting).
+average and the rolls that fail to enter from the bar, and since 2026-11-27 two more per side
+after those (``LATE_NAMES``): the opponent's rolls that hit two blots, and the blockade measured
+from every point a checker could stand on. Networks trained before read only a prefix
+(``INPUT_WIDTHS``; their ``inputs`` setting).
 
 ``position_class`` tells contact from race positions: once every checker of one side has
 passed every checker of the other, no checker can be hit again and a separate race network
@@ -66,7 +68,7 @@ EXTRA_NAMES = (
 )
 EXTRAS_PER_SIDE = len(EXTRA_NAMES)
 CONTACT_INPUTS = BASE_INPUTS + 2 * EXTRAS_PER_SIDE
-"""The inputs of networks trained from 2026-11-25 to 2026-11-27 (the shipped ``eval=net``)."""
+"""The inputs of networks trained from 2026-11-25 to 2026-11-27 (``eval=cr2240k``)."""
 LATE_NAMES = (
     "double shots: the opponent's rolls (of 36) that hit two of the side's blots / 36",
     "containment: 1 - rolls (of 36) escaping from the worst point 13..25 the opponent has not made, past its points within 12 pips",
