@@ -260,13 +260,12 @@ def _two_hits_double(hitter, blot_at, blocked, die, cost):
                     return True  # one checker's steps hit two
     fewest = 99
     next_fewest = 99
-    for p in range(1, 25):
-        if p != entry or not entry_hit:
-            if cost[p] < fewest:
-                next_fewest = fewest
-                fewest = cost[p]
-            elif cost[p] < next_fewest:
-                next_fewest = cost[p]
+    for p in range(1, 25):  # no walk lands on the entry point: its blot has no cost here
+        if cost[p] < fewest:
+            next_fewest = fewest
+            fewest = cost[p]
+        elif cost[p] < next_fewest:
+            next_fewest = cost[p]
     return fewest + next_fewest <= budget
 
 
@@ -366,16 +365,21 @@ def _escape_rolls(start, blocked):
 @njit(cache=True)
 def _extra_features(own, opp, loss, out, k, blocked):
     """EXTRAS_PER_SIDE contact units of side ``own`` (against ``opp``) into out[k:]; ``loss``:
-    the pip loss sum of ``_hits(opp, own)``; ``blocked``: a scratch row of 26."""
+    the pip loss sum of ``_hits(opp, own)``; ``blocked``: a scratch row of 26. Returns the
+    escaping rolls from the worst point 13..25 the opponent has not made (containment's count)."""
     for i in range(26):
         blocked[i] = False  # opponent points made, in own's numbering
     for j in range(1, 25):
         if opp[j] >= 2:
             blocked[25 - j] = True
     fewest = 36  # from the most hemmed-in point holding a checker, bar included
+    contained = 36  # the same from any point a checker could stand on
     for start in range(13, 26):
-        if own[start] > 0:
-            fewest = min(fewest, _escape_rolls(start, blocked))
+        if not blocked[start]:
+            rolls = _escape_rolls(start, blocked)
+            contained = min(contained, rolls)
+            if own[start] > 0:
+                fewest = min(fewest, rolls)
     moves = 0
     for die in range(1, 7):
         if own[25] > 0:
@@ -404,18 +408,15 @@ def _extra_features(own, opp, loss, out, k, blocked):
     out[k + 3] = back_anchor / 24.0
     out[k + 4] = loss / 36.0 / 24.0
     out[k + 5] = closed * closed / 36.0
+    return contained
 
 
 @njit(cache=True)
-def _late_features(own, double, out, k, blocked):
-    """LATE_PER_SIDE contact units of side ``own`` into out[k:]: ``double`` is its double shots
-    (``_double_shots``), ``blocked`` the opponent's points as ``_extra_features`` left them."""
-    fewest = 36  # from the most hemmed-in point a checker could stand on, bar included
-    for start in range(13, 26):
-        if not blocked[start]:
-            fewest = min(fewest, _escape_rolls(start, blocked))
+def _late_features(double, contained, out, k):
+    """LATE_PER_SIDE contact units of a side into out[k:]: ``double`` its double shots
+    (``_double_shots``), ``contained`` the rolls ``_extra_features`` returned."""
     out[k] = double / 36.0
-    out[k + 1] = 1.0 - fewest / 36.0
+    out[k + 1] = 1.0 - contained / 36.0
 
 
 @njit(cache=True)
@@ -472,8 +473,8 @@ def _side_features(own, opp, contact, out, k, extra_k, late_k, blot_at, blocked,
         out[k + 2] = direct / 36.0
         out[k + 3] = anyway / 36.0
         out[k + 9] = _escapes(own, opp, blocked) / 36.0
-        _extra_features(own, opp, loss, out, extra_k, blocked)
-        _late_features(own, double, out, late_k, blocked)
+        contained = _extra_features(own, opp, loss, out, extra_k, blocked)
+        _late_features(double, contained, out, late_k)
     else:
         out[k + 2] = 0.0
         out[k + 3] = 0.0
