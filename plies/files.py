@@ -142,9 +142,10 @@ def load_torch(path: str | Path, kind: str | tuple[str, ...]) -> dict[str, Any]:
     if wrapper.get("kind") not in kinds:
         raise DamagedFileError(f"{path} is a plies {wrapper.get('kind')} file, not a {kind} file")
     data = wrapper.get("payload")
+    # a uint8 tensor since 2026-11-27; files written before hold the bytes themselves
     if isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.dim() == 1:
         data = data.numpy().tobytes()
-    elif not isinstance(data, bytes):  # files written before 2026-11-27 hold the bytes themselves
+    elif not isinstance(data, bytes):
         data = None
     if data is None or hashlib.sha256(data).hexdigest() != wrapper.get("sha256"):
         raise DamagedFileError(f"damaged {kind} file {path}: checksum mismatch")
