@@ -192,7 +192,8 @@ def _numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes
         rows = np.flatnonzero(classes == k)
         if len(rows):
             w1, b1, w2, b2 = layers[:4]
-            h = 1.0 / (1.0 + np.exp(-(x[rows, :w1.shape[1]] @ w1.T + b1)))
+            with np.errstate(over="ignore"):  # a unit far below zero: exp overflows, its sigmoid is 0 as it should be
+                h = 1.0 / (1.0 + np.exp(-(x[rows, :w1.shape[1]] @ w1.T + b1)))
             logits = h @ w2.T + b2
             if len(layers) > 4:  # the second layer's term (ContactRaceNet's hidden2)
                 w3, b3, w4 = layers[4:]

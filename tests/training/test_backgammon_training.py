@@ -1,5 +1,7 @@
 """The contact/race trainer: targets, the networks' routing, exact resume, a tiny run that learns."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,20 @@ def test_each_position_goes_through_its_class_network(inputs, hidden2):
     # the numpy forward of the workers agrees with torch's
     np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
     np.testing.assert_allclose(np_out, torch.sigmoid(out).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_numpy_forward_saturates_without_warnings():
+    # a hidden unit driven far below zero overflows exp: its sigmoid is 0, silently, as in torch
+    model = ContactRaceNet(hidden=4)
+    with torch.no_grad():
+        for net in model.nets:
+            net[0].weight.fill_(-50.0)
+    x = torch.ones(2, features.INPUT_SIZE)
+    classes = torch.tensor([0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
+    np.testing.assert_allclose(np_out, torch.sigmoid(model.logits(x, classes)).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_equity_is_made_consistent_and_scored_by_the_rules():
