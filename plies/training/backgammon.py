@@ -10,7 +10,9 @@ units of a second layer over them if set) plays both sides of many
 games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
 afterstate kernel); the afterstates of all games are encoded in one compiled call and scored in
 one forward pass per network, and each game takes the one that is worst for the opponent in
-money equity (gammons count; greedy 1-ply, as TD-Gammon).
+money equity (gammons count; greedy 1-ply, as TD-Gammon), or with ``--play-scoring single`` in
+single-game equity (only winning counts, as the double-match-point games the network is
+measured in).
 
 Training runs in rounds. In round r, ``--workers`` processes each play ``--round-games`` games
 with the weights of round r and send back every position taken with its TD(lambda) target (the
@@ -144,13 +146,14 @@ def roll_every_way(afterstates, rolled, probs, undo):
                 probs[k] = chance[r]
 
 
-def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray) -> np.ndarray:
+def search_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray,
+                   scoring: str = "money") -> np.ndarray:
     """1-ply search labels of positions waiting for a roll: for each of the next mover's rolls,
     the move the network picks for it (a won game first, else the lowest equity for the other
     side), its value averaged over the rolls' chances, from the next mover's view (the same view
     as the network's output at the position): a rollout of one move (``rollout_targets``). The
     opening position is refused: its roll decides who moves, so it has no one side to label."""
-    return rollout_targets(weights, afterstates, 1, 1, np.random.default_rng(0))  # one move draws no dice
+    return rollout_targets(weights, afterstates, 1, 1, np.random.default_rng(0), scoring)  # one move draws no dice
 
 
 def flip(v: np.ndarray) -> np.ndarray:
@@ -181,7 +184,15 @@ def lambda_returns(values: np.ndarray, sides: np.ndarray, final: np.ndarray, lam
     return targets
 
 
-def _money_equity(p: np.ndarray) -> np.ndarray:
+PLAY_SCORINGS = ("money", "single")
+
+
+def mover_equity(p: np.ndarray, scoring: str = "money") -> np.ndarray:
+    """What self-play's mover weighs the afterstates by (``p``: five outputs a row): money
+    equity (gammons and backgammons count) or, with ``scoring`` "single", single-game equity
+    (only winning counts, as at double match point)."""
+    if scoring == "single":
+        return 2.0 * p[:, 0] - 1.0
     return 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
 
 
@@ -219,8 +230,12 @@ class _Mover:
     every rolled game (``expand``), scores the afterstates in one forward pass and takes the
     mover's pick (``choose``)."""
 
-    def __init__(self, weights: list[tuple[np.ndarray, ...]], capacity: int = 4096 * 4) -> None:
+    def __init__(self, weights: list[tuple[np.ndarray, ...]], capacity: int = 4096 * 4,
+                 scoring: str = "money") -> None:
+        if scoring not in PLAY_SCORINGS:
+            raise ValueError(f"scoring must be one of {PLAY_SCORINGS}, not {scoring!r}")
         self.weights = weights
+        self.scoring = scoring
         self.buffer = np.zeros((capacity, rules.STATE_SIZE), np.int64)
         self.owner = np.zeros(capacity, np.int64)
         self.tmp_out = np.zeros((rules.MAX_AFTERSTATES, rules.STATE_SIZE), np.int64)
@@ -243,7 +258,8 @@ class _Mover:
         x, classes = features.encode(rows, mover)
         p = _numpy_forward(self.weights, x, classes)
         best = np.zeros(len(states), np.int64)
-        choose(self.owner[:count], count, _money_equity(p.astype(np.float64)), terminal, len(states), best)
+        choose(self.owner[:count], count, mover_equity(p.astype(np.float64), self.scoring), terminal, len(states),
+               best)
         taken = np.flatnonzero(best >= 0)
         states[taken] = rows[best[taken]]
         return {"rows": rows, "best": best, "x": x, "classes": classes, "p": p, "mover": mover,
@@ -251,7 +267,7 @@ class _Mover:
 
 
 def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray, horizon: int, trials: int,
-                    rng: np.random.Generator) -> np.ndarray:
+                    rng: np.random.Generator, scoring: str = "money") -> np.ndarray:
     """Truncated-rollout labels of positions waiting for a roll, from the next mover's view (as
     ``search_targets``): each of the 21 rolls of the next mover is played out ``trials`` times by
     the greedy 1-ply network for ``horizon`` moves (the later rolls drawn from ``rng``), and each
@@ -268,7 +284,7 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
     per = 21
     rolled = np.zeros((len(afterstates) * per, rules.STATE_SIZE), np.int64)
     probs = np.zeros(len(rolled), np.float64)
-    mover = _Mover(weights)
+    mover = _Mover(weights, scoring=scoring)
     roll_every_way(afterstates, rolled, probs, mover.undo)
     live = np.flatnonzero(probs > 0)
     states = np.repeat(rolled[live], trials, axis=0)
@@ -296,16 +312,17 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
 
 def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam: float,
                parallel: int = 64, targets: str = "td", label_share: float = 1.0, horizon: int = 10,
-               trials: int = 1) -> dict[str, np.ndarray]:
+               trials: int = 1, scoring: str = "money") -> dict[str, np.ndarray]:
     """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
     target (``targets``: "td", the TD(lambda) return; "search", the network's 1-ply search of the
     position, ``search_targets``; "rollout", ``rollout_targets`` of ``horizon`` moves and
     ``trials`` trials per roll; the last two for a random ``label_share`` of the positions, the
-    others being left out), plus the games' lengths and points."""
+    others being left out), plus the games' lengths and points. Both sides move by ``scoring``'s
+    equity (``mover_equity``); the targets keep all five outcomes whatever it is."""
     rng = np.random.default_rng(seed)
     parallel = min(parallel, games)
     states = np.stack([rules.initial_array(1) for _ in range(parallel)])
-    mover = _Mover(weights)
+    mover = _Mover(weights, scoring=scoring)
     traj_x: list[list[np.ndarray]] = [[] for _ in range(parallel)]
     traj_c: list[list[int]] = [[] for _ in range(parallel)]
     traj_v: list[list[np.ndarray]] = [[] for _ in range(parallel)]
@@ -334,8 +351,8 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
                     else:
                         keep = np.flatnonzero(rng.random(len(traj_s[g])) < label_share)
                         chosen = np.stack(traj_s[g])[keep]
-                        labels = (search_targets(weights, chosen) if targets == "search"
-                                  else rollout_targets(weights, chosen, horizon, trials, rng))
+                        labels = (search_targets(weights, chosen, scoring) if targets == "search"
+                                  else rollout_targets(weights, chosen, horizon, trials, rng, scoring))
                         out_x.append(np.stack(traj_x[g])[keep])
                         out_c.append(np.array(traj_c[g], np.int8)[keep])
                         out_t.append(labels.astype(np.float32))
@@ -362,22 +379,22 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     from threadpoolctl import threadpool_limits
 
     require_torch().set_num_threads(1)  # one thread a worker: the workers fill the cores
-    weights, games, seed, lam, targets, label_share, horizon, trials = job
+    weights, games, seed, lam, targets, label_share, horizon, trials, scoring = job
     # numpy's BLAS on one thread too: its sums then do not depend on how many threads a backend
     # gives a worker (Ray gives one, a forked process as many as the cores), so a seed trains
     # the same network on both
     with threadpool_limits(limits=1, user_api="blas"):
         return play_games(weights, games, seed, lam, targets=targets, label_share=label_share, horizon=horizon,
-                          trials=trials)
+                          trials=trials, scoring=scoring)
 
 
 # ----- the recipe --------------------------------------------------------------------------------
 TARGETS = ("td", "search", "rollout")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
-_FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs")
+_FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring")
 # what runs made before these settings existed used
-_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1}
+_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1, "play_scoring": "money"}
 _HELP = __doc__
 
 
@@ -477,6 +494,10 @@ class BackgammonRecipe(Recipe):
                        help="with --targets rollout: rollouts for each of the 21 first rolls")
         p.add_argument("--epochs", type=int, default=_FIXED_DEFAULTS["epochs"],
                        help="passes of Adam over each round's positions")
+        p.add_argument("--play-scoring", choices=PLAY_SCORINGS, default=_FIXED_DEFAULTS["play_scoring"],
+                       help="the equity self-play moves by: money (gammons count, as TD-Gammon) or single "
+                            "(only winning counts, as at double match point); the networks learn all five "
+                            "outcomes either way")
         p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
         p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
         p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
@@ -521,7 +542,7 @@ class BackgammonRecipe(Recipe):
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
         return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
-                                              "label_share", "horizon", "trials", "epochs")}
+                                              "label_share", "horizon", "trials", "epochs", "play_scoring")}
 
     def new_progress(self) -> dict[str, Any]:
         return {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
@@ -576,7 +597,7 @@ class BackgammonRecipe(Recipe):
         per_round = args.workers * args.round_games
         weights = numpy_weights(run.model)
         jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
-                 args.label_share, args.horizon, args.trials) for w in range(args.workers)]
+                 args.label_share, args.horizon, args.trials, args.play_scoring) for w in range(args.workers)]
         results = run.rounds(jobs)
         data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
         loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng, args.epochs)
@@ -665,6 +686,8 @@ def _command(config: dict) -> str:
         return f" --targets {kind} --label-share {fraction}{rollout}"
 
     epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
+    if config.get("play_scoring", "money") != "money":
+        epochs += f" --play-scoring {config['play_scoring']}"
     second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "

@@ -265,7 +265,7 @@ def test_search_targets_average_the_replies_over_the_rolls():
                 break
             x, classes = features.encode(row[None], np.array([1]))
             p = T._numpy_forward(weights, x, classes)[0].astype(np.float64)
-            equity = -float(T._money_equity(p[None])[0])
+            equity = -float(T.mover_equity(p[None])[0])
             if best_equity is None or equity > best_equity:
                 best_equity, best_value = equity, T.flip(p)
         expected += prob * best_value
@@ -295,6 +295,46 @@ def _contact_positions(weights, count: int) -> np.ndarray:
         mover.move(states)
         found += [s.copy() for s in states if s[rules.PLAYER] == CHANCE and s[rules.ROLLS] > 0]
     return np.array(found[:count])
+
+
+def test_single_scoring_self_play_moves_by_the_win_chance_alone():
+    torch.manual_seed(5)
+    weights = T.numpy_weights(ContactRaceNet(hidden=6))
+    p = np.array([[0.6, 0.3, 0.1, 0.2, 0.05]])
+    np.testing.assert_allclose(T.mover_equity(p), [0.2 + 0.3 - 0.2 + 0.1 - 0.05])
+    np.testing.assert_allclose(T.mover_equity(p, "single"), [0.2])
+    rng = np.random.default_rng(1)
+    positions = _contact_positions(weights, 30)
+    T.roll(positions, rng.random(len(positions)), np.zeros(rules.STATE_SIZE, np.int64))
+    differ = 0
+    for scoring in ("money", "single"):
+        mover = T._Mover(weights, scoring=scoring)
+        states = positions.copy()
+        step = mover.move(states)
+        equity = T.mover_equity(step["p"].astype(np.float64), scoring)
+        for g in range(len(states)):
+            rows = np.flatnonzero(mover.owner[:len(step["rows"])] == g)
+            if (step["terminal"][rows] > 0).any():
+                continue
+            # the mover leaves the other side its lowest equity of this scoring
+            assert equity[step["best"][g]] == equity[rows].min()
+            if scoring == "single":
+                money = T.mover_equity(step["p"][rows].astype(np.float64))
+                differ += int(rows[np.argmin(money)] != step["best"][g])
+    assert differ > 0  # the two scorings choose differently somewhere
+    with pytest.raises(ValueError, match="scoring"):
+        T._Mover(weights, scoring="match")
+
+
+def test_the_self_play_scoring_is_kept_on_resume_and_in_the_command(tmp_path):
+    card = engine.train("backgammon", _args(tmp_path, 4, "--play-scoring", "single"))
+    assert "--play-scoring single" in card["command"]
+    with pytest.raises(ValueError, match="play-scoring"):
+        engine.train("backgammon", _args(tmp_path, 8, "--resume"))
+    card = engine.train("backgammon", _args(tmp_path, 8, "--resume", "--play-scoring", "single"))
+    assert "--games 8 " in card["command"] and card["command"].endswith("--play-scoring single")
+    money = engine.train("backgammon", _args(tmp_path / "money", 4))
+    assert "--play-scoring" not in money["command"]
 
 
 def test_a_one_move_rollout_is_the_one_ply_search():
