@@ -30,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from plies.agents import make
 from plies.agents.gnubg_agents import _gnubg, to_gnubg
+from plies.files import atomic_write
 from plies.games.backgammon import rules
 from plies.games.registry import new_state
 
@@ -61,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--judge-depth", type=int, default=2, choices=(0, 1, 2))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--records", type=Path, default=None,
+                        help="also write every turn to this .npz (the state before the play, the mover, "
+                             "the class, the error: 0 where the plays agree) for a finer breakdown")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     turns: dict[str, int] = defaultdict(int)
     differ: dict[str, int] = defaultdict(int)
     errors: dict[str, list[float]] = defaultdict(list)
+    kinds = sorted(set(CLASS_NAMES.values()) | {"other"})
+    rows: dict[str, list] = {"states": [], "movers": [], "kinds": [], "errors": []}
     from tqdm.auto import tqdm
 
     for _ in tqdm(range(args.games), desc="games"):
@@ -86,10 +92,15 @@ def main(argv: list[str] | None = None) -> int:
             mine, theirs = end_of_turn(state, agent), end_of_turn(state, reference)
             turns[kind] += 1
             board = slice(rules.BOARD, rules.BOARD + 2 * rules.SIDE)
+            error = 0.0
             if not np.array_equal(mine.array[board], theirs.array[board]):
                 differ[kind] += 1
-                errors[kind].append(judged_equity(gnubg, theirs, mover, args.judge_depth)
-                                    - judged_equity(gnubg, mine, mover, args.judge_depth))
+                error = (judged_equity(gnubg, theirs, mover, args.judge_depth)
+                         - judged_equity(gnubg, mine, mover, args.judge_depth))
+                errors[kind].append(error)
+            for key, value in (("states", state.array.copy()), ("movers", mover),
+                               ("kinds", kinds.index(kind)), ("errors", error)):
+                rows[key].append(value)
             state = mine
     print(f"{args.agent} against {args.reference}, judged by gnubg at {args.judge_depth} plies, "
           f"{args.games} games of the player against itself (seed {args.seed})")
@@ -103,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{int((e > 0).sum())} / {int((e < 0).sum())} |")
     all_turns = sum(turns.values())
     print(f"all: {all_turns} turns, mean error a turn {total / max(all_turns, 1):+.4f}")
+    if args.records is not None:
+        arrays = dict(states=np.stack(rows["states"]), movers=np.array(rows["movers"], np.int64),
+                      kinds=np.array(rows["kinds"], np.int64), errors=np.array(rows["errors"]),
+                      kind_names=np.array(kinds))
+        atomic_write(args.records, lambda handle: np.savez(handle, **arrays))
+        print(f"turns written to {args.records}")
     return 0
 
 
