@@ -245,8 +245,8 @@ class _Mover:
     def move(self, states: np.ndarray) -> dict[str, np.ndarray]:
         """Moves every game of ``states`` that waits for its mover (in place; finished games stay);
         returns the afterstate rows, the row each game took (``best``, -1: none), the rows' inputs,
-        classes, outputs (from the view of the side to move next), that side and the points of
-        rows that end the game."""
+        classes, outputs (from the view of the side to move next), that side, the points of rows
+        that end the game, each row's game (``owner``) and the equity the mover weighed it by."""
         count = expand(states, self.buffer, self.owner, self.tmp_out, self.tmp_paths)
         while count < 0:
             self.buffer = np.zeros((2 * len(self.buffer), rules.STATE_SIZE), np.int64)
@@ -258,12 +258,36 @@ class _Mover:
         x, classes = features.encode(rows, mover)
         p = _numpy_forward(self.weights, x, classes)
         best = np.zeros(len(states), np.int64)
-        choose(self.owner[:count], count, mover_equity(p.astype(np.float64), self.scoring), terminal, len(states),
-               best)
+        equity = mover_equity(p.astype(np.float64), self.scoring)
+        choose(self.owner[:count], count, equity, terminal, len(states), best)
         taken = np.flatnonzero(best >= 0)
         states[taken] = rows[best[taken]]
         return {"rows": rows, "best": best, "x": x, "classes": classes, "p": p, "mover": mover,
-                "terminal": terminal}
+                "terminal": terminal, "owner": self.owner[:count], "equity": equity}
+
+
+EXPLORE_TOP = 3
+"""An exploring move is drawn from this many of the mover's next-best plays."""
+
+
+def explore(step: dict[str, np.ndarray], rng: np.random.Generator, share: float) -> np.ndarray:
+    """The row each game of a ``_Mover.move`` step takes when a ``share`` of the moves explore:
+    with that chance a game whose best play does not end it takes instead one of its
+    ``EXPLORE_TOP`` next-best plays that do not end it either (drawn evenly; the best where it has
+    none), else its best (-1 where a game did not move). The step's ``best`` stays the greedy
+    play, whose value the previous position's TD(0) target keeps."""
+    best, owner, equity, terminal = step["best"], step["owner"], step["equity"], step["terminal"]
+    taken = best.copy()
+    draws = rng.random(len(best))
+    for g in np.flatnonzero((best >= 0) & (draws < share)):
+        if terminal[best[g]] > 0:
+            continue
+        rows = np.flatnonzero((owner == g) & (terminal == 0))
+        rows = rows[rows != best[g]]
+        if len(rows):
+            nearest = rows[np.argsort(equity[rows], kind="stable")[:EXPLORE_TOP]]
+            taken[g] = nearest[rng.integers(len(nearest))]
+    return taken
 
 
 def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarray, horizon: int, trials: int,
@@ -312,13 +336,19 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
 
 def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam: float,
                parallel: int = 64, targets: str = "td", label_share: float = 1.0, horizon: int = 10,
-               trials: int = 1, scoring: str = "money") -> dict[str, np.ndarray]:
+               trials: int = 1, scoring: str = "money", explore_share: float = 0.0) -> dict[str, np.ndarray]:
     """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
     target (``targets``: "td", the TD(lambda) return; "search", the network's 1-ply search of the
     position, ``search_targets``; "rollout", ``rollout_targets`` of ``horizon`` moves and
     ``trials`` trials per roll; the last two for a random ``label_share`` of the positions, the
     others being left out), plus the games' lengths and points. Both sides move by ``scoring``'s
-    equity (``mover_equity``); the targets keep all five outcomes whatever it is."""
+    equity (``mover_equity``); the targets keep all five outcomes whatever it is. With an
+    ``explore_share`` (TD(0) only) that share of the moves takes one of the next-best plays
+    (``explore``): the position taken is learned from, and the position before it keeps the
+    greedy play's value as its target, so the targets stay those of greedy play."""
+    if explore_share and (targets != "td" or lam != 0.0):
+        raise ValueError("exploring self-play learns by TD(0) only (targets 'td', lambda 0): a longer "
+                         "return would carry the exploring moves' luck into the targets")
     rng = np.random.default_rng(seed)
     parallel = min(parallel, games)
     states = np.stack([rules.initial_array(1) for _ in range(parallel)])
@@ -335,8 +365,13 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
         roll(states, rng.random(parallel), mover.undo)
         step = mover.move(states)
         rows, best, x, classes, p, terminal = (step[k] for k in ("rows", "best", "x", "classes", "p", "terminal"))
+        taken = best
+        if explore_share:  # no draws otherwise: runs without exploring keep their games
+            taken = explore(step, rng, explore_share)
+            moved = np.flatnonzero(taken != best)
+            states[moved] = rows[taken[moved]]
         for g in range(parallel):
-            k = best[g]
+            k = taken[g]
             if k < 0:
                 continue
             if terminal[k] > 0:  # the game is over: its positions get their targets
@@ -366,7 +401,7 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
                 continue
             traj_x[g].append(x[k])
             traj_c[g].append(int(classes[k]))
-            traj_v[g].append(p[k])
+            traj_v[g].append(p[best[g]])  # the greedy play's value: the previous position's target
             traj_side[g].append(int(step["mover"][k]))
             if targets != "td":
                 traj_s[g].append(rows[k].copy())
@@ -379,22 +414,23 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
     from threadpoolctl import threadpool_limits
 
     require_torch().set_num_threads(1)  # one thread a worker: the workers fill the cores
-    weights, games, seed, lam, targets, label_share, horizon, trials, scoring = job
+    weights, games, seed, lam, targets, label_share, horizon, trials, scoring, explore_share = job
     # numpy's BLAS on one thread too: its sums then do not depend on how many threads a backend
     # gives a worker (Ray gives one, a forked process as many as the cores), so a seed trains
     # the same network on both
     with threadpool_limits(limits=1, user_api="blas"):
         return play_games(weights, games, seed, lam, targets=targets, label_share=label_share, horizon=horizon,
-                          trials=trials, scoring=scoring)
+                          trials=trials, scoring=scoring, explore_share=explore_share)
 
 
 # ----- the recipe --------------------------------------------------------------------------------
 TARGETS = ("td", "search", "rollout")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
-_FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring")
+_FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring",
+          "explore")
 # what runs made before these settings existed used
-_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1, "play_scoring": "money"}
+_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1, "play_scoring": "money", "explore": 0.0}
 _HELP = __doc__
 
 
@@ -498,6 +534,11 @@ class BackgammonRecipe(Recipe):
                        help="the equity self-play moves by: money (gammons count, as TD-Gammon) or single "
                             "(only winning counts, as at double match point); the networks learn all five "
                             "outcomes either way")
+        p.add_argument("--explore", type=float, default=_FIXED_DEFAULTS["explore"],
+                       help=f"share of self-play moves that take one of the {EXPLORE_TOP} next-best plays "
+                            "instead of the best (TD(0) only: --lam 0): the network then also learns the "
+                            "positions it would not choose, each position before such a move keeping the "
+                            "greedy play's value as its target")
         p.add_argument("--batch", type=int, default=256, help="positions per gradient step")
         p.add_argument("--round-games", type=int, default=50, help="games each worker plays per round")
         p.add_argument("--checkpoint-every", type=int, default=2000, help="games between checkpoints")
@@ -532,6 +573,11 @@ class BackgammonRecipe(Recipe):
             raise ValueError(f"--lam must lie in [0, 1], not {args.lam}")
         if not 0.0 < args.lr < 1.0:
             raise ValueError(f"--lr must lie in (0, 1), not {args.lr}")
+        if not 0.0 <= args.explore < 1.0:
+            raise ValueError(f"--explore must lie in [0, 1), not {args.explore}")
+        if args.explore and (args.targets != "td" or args.lam != 0.0):
+            raise ValueError("--explore needs --targets td and --lam 0 (TD(0)): a longer return would carry "
+                             "the exploring moves' luck into the targets")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
         return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2).config
@@ -542,7 +588,8 @@ class BackgammonRecipe(Recipe):
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
         return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
-                                              "label_share", "horizon", "trials", "epochs", "play_scoring")}
+                                              "label_share", "horizon", "trials", "epochs", "play_scoring",
+                                              "explore")}
 
     def new_progress(self) -> dict[str, Any]:
         return {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
@@ -597,7 +644,8 @@ class BackgammonRecipe(Recipe):
         per_round = args.workers * args.round_games
         weights = numpy_weights(run.model)
         jobs = [(weights, args.round_games, (args.seed, progress["round"], w), args.lam, args.targets,
-                 args.label_share, args.horizon, args.trials, args.play_scoring) for w in range(args.workers)]
+                 args.label_share, args.horizon, args.trials, args.play_scoring, args.explore)
+                for w in range(args.workers)]
         results = run.rounds(jobs)
         data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
         loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng, args.epochs)
@@ -688,6 +736,8 @@ def _command(config: dict) -> str:
     epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
     scoring = config.get("play_scoring", "money")
     scoring = f" --play-scoring {scoring}" if scoring != "money" else ""
+    if config.get("explore", 0.0):
+        scoring += f" --explore {config['explore']}"
     second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "

@@ -337,6 +337,55 @@ def test_the_self_play_scoring_is_kept_on_resume_and_in_the_command(tmp_path):
     assert "--play-scoring" not in money["command"]
 
 
+def test_an_exploring_move_takes_a_near_best_play_and_keeps_the_greedy_value():
+    torch.manual_seed(6)
+    weights = T.numpy_weights(ContactRaceNet(hidden=6))
+    rng = np.random.default_rng(2)
+    positions = _contact_positions(weights, 40)
+    T.roll(positions, rng.random(len(positions)), np.zeros(rules.STATE_SIZE, np.int64))
+    step = T._Mover(weights).move(positions.copy())
+    best, owner, equity, terminal = step["best"], step["owner"], step["equity"], step["terminal"]
+    np.testing.assert_array_equal(T.explore(step, rng, 0.0), best)
+    explored = 0
+    for _ in range(5):
+        taken = T.explore(step, rng, 1.0)
+        for g in range(len(positions)):
+            others = np.flatnonzero((owner == g) & (terminal == 0))
+            others = others[others != best[g]]
+            if terminal[best[g]] > 0 or not len(others):
+                assert taken[g] == best[g]  # a winning play, or nothing else to take
+                continue
+            # one of the EXPLORE_TOP next-best plays that do not end the game, never the best
+            assert owner[taken[g]] == g and terminal[taken[g]] == 0 and taken[g] != best[g]
+            assert (equity[others] < equity[taken[g]]).sum() < T.EXPLORE_TOP
+            explored += 1
+    assert explored > 0
+    assert (step["best"] == best).all()  # the greedy play stays the step's best
+
+
+def test_exploring_self_play_plays_other_games_and_learns_by_td0_only(tmp_path):
+    torch.manual_seed(7)
+    weights = T.numpy_weights(ContactRaceNet(hidden=6))
+    greedy = T.play_games(weights, 4, 3, 0.0)
+    exploring = T.play_games(weights, 4, 3, 0.0, explore_share=0.5)
+    again = T.play_games(weights, 4, 3, 0.0, explore_share=0.5)
+    np.testing.assert_array_equal(exploring["x"], again["x"])  # seeded: the same games
+    assert exploring["x"].shape != greedy["x"].shape or not np.array_equal(exploring["x"], greedy["x"])
+    # the last position of each game is learned from the game's result, whatever was explored
+    ends = np.cumsum(exploring["lengths"]) - 1
+    assert set(np.unique(exploring["targets"][ends])) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="TD\\(0\\)"):
+        T.play_games(weights, 2, 3, 0.7, explore_share=0.1)
+    with pytest.raises(ValueError, match="--explore needs"):
+        engine.train("backgammon", _args(tmp_path / "lam", 4, "--explore", "0.1", "--lam", "0.7"))
+    with pytest.raises(ValueError, match="--explore must lie"):
+        engine.train("backgammon", _args(tmp_path / "big", 4, "--explore", "1", "--lam", "0"))
+    card = engine.train("backgammon", _args(tmp_path / "run", 4, "--explore", "0.1", "--lam", "0"))
+    assert card["command"].endswith("--explore 0.1")
+    with pytest.raises(ValueError, match="explore"):  # kept on resume: it decides the games
+        engine.train("backgammon", _args(tmp_path / "run", 8, "--lam", "0", "--resume"))
+
+
 def test_a_one_move_rollout_is_the_one_ply_search():
     # a rollout of one move plays the first roll's best reply and scores it: the 1-ply search
     torch.manual_seed(3)
