@@ -402,7 +402,7 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
             traj_x[g].append(x[k])
             traj_c[g].append(int(classes[k]))
             traj_v[g].append(p[best[g]])  # the greedy play's value: the previous position's target
-            traj_side[g].append(int(step["mover"][k]))
+            traj_side[g].append(int(step["mover"][k]))  # the same side as the greedy row's: neither ends the game
             if targets != "td":
                 traj_s[g].append(rows[k].copy())
     return {"x": np.concatenate(out_x), "classes": np.concatenate(out_c), "targets": np.concatenate(out_t),

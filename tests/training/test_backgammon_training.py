@@ -13,6 +13,7 @@ from plies.games.backgammon.state import BackgammonState  # noqa: E402
 from plies.games.kernels import CHANCE, TERMINAL  # noqa: E402
 from plies.training import backgammon as T  # noqa: E402
 from plies.training import engine  # noqa: E402
+from plies.training.common import atomic_save, load_checkpoint  # noqa: E402
 
 
 def _args(run, games, *extra):
@@ -337,14 +338,15 @@ def test_the_self_play_scoring_is_kept_on_resume_and_in_the_command(tmp_path):
     assert "--play-scoring" not in money["command"]
 
 
-def test_an_exploring_move_takes_a_near_best_play_and_keeps_the_greedy_value():
+def test_an_exploring_move_takes_one_of_the_next_best_plays():
     torch.manual_seed(6)
     weights = T.numpy_weights(ContactRaceNet(hidden=6))
     rng = np.random.default_rng(2)
     positions = _contact_positions(weights, 40)
     T.roll(positions, rng.random(len(positions)), np.zeros(rules.STATE_SIZE, np.int64))
     step = T._Mover(weights).move(positions.copy())
-    best, owner, equity, terminal = step["best"], step["owner"], step["equity"], step["terminal"]
+    best = step["best"].copy()
+    owner, equity, terminal = step["owner"], step["equity"], step["terminal"]
     np.testing.assert_array_equal(T.explore(step, rng, 0.0), best)
     explored = 0
     for _ in range(5):
@@ -360,22 +362,42 @@ def test_an_exploring_move_takes_a_near_best_play_and_keeps_the_greedy_value():
             assert (equity[others] < equity[taken[g]]).sum() < T.EXPLORE_TOP
             explored += 1
     assert explored > 0
-    assert (step["best"] == best).all()  # the greedy play stays the step's best
+    np.testing.assert_array_equal(step["best"], best)  # the step's greedy play is left as it was
 
 
-def test_exploring_self_play_plays_other_games_and_learns_by_td0_only(tmp_path):
+def test_exploring_self_play_keeps_the_greedy_value_as_the_previous_target(monkeypatch):
     torch.manual_seed(7)
     weights = T.numpy_weights(ContactRaceNet(hidden=6))
-    greedy = T.play_games(weights, 4, 3, 0.0)
-    exploring = T.play_games(weights, 4, 3, 0.0, explore_share=0.5)
-    again = T.play_games(weights, 4, 3, 0.0, explore_share=0.5)
-    np.testing.assert_array_equal(exploring["x"], again["x"])  # seeded: the same games
-    assert exploring["x"].shape != greedy["x"].shape or not np.array_equal(exploring["x"], greedy["x"])
-    # the last position of each game is learned from the game's result, whatever was explored
-    ends = np.cumsum(exploring["lengths"]) - 1
-    assert set(np.unique(exploring["targets"][ends])) <= {0.0, 1.0}
+    seen = []
+
+    def spy(step, rng, share):
+        taken = explore(step, rng, share)
+        k, b = taken[0], step["best"][0]
+        seen.append({"greedy": step["p"][b].astype(np.float64), "taken": step["p"][k].astype(np.float64),
+                     "side": int(step["mover"][k]), "row": step["rows"][k].copy(),
+                     "over": step["terminal"][k] > 0, "explored": k != b})
+        return taken
+
+    explore = T.explore
+    monkeypatch.setattr(T, "explore", spy)
+    T.play_games(weights, 2, 3, 0.0, parallel=1)
+    assert not seen  # without exploring the moves are the greedy ones, with no draws of their own
+    out = T.play_games(weights, 1, 3, 0.0, parallel=1, explore_share=0.3)
+    kept = [s for s in seen if not s["over"]]
+    assert seen[-1]["over"] and len(kept) == len(seen) - 1 == len(out["x"])
+    assert any(s["explored"] for s in kept)
+    sides = np.array([s["side"] for s in kept])
+    final = T.outcome_vector(seen[-1]["row"], int(sides[-1]))
+    greedy = T.lambda_returns(np.stack([s["greedy"] for s in kept]), sides, final, 0.0)
+    as_taken = T.lambda_returns(np.stack([s["taken"] for s in kept]), sides, final, 0.0)
+    # each position learns the greedy value of the next move, not that of the play explored there
+    np.testing.assert_allclose(out["targets"], greedy, atol=1e-6)
+    assert not np.allclose(out["targets"], as_taken, atol=1e-6)
     with pytest.raises(ValueError, match="TD\\(0\\)"):
         T.play_games(weights, 2, 3, 0.7, explore_share=0.1)
+
+
+def test_the_exploring_share_is_checked_and_kept_on_resume(tmp_path):
     with pytest.raises(ValueError, match="--explore needs"):
         engine.train("backgammon", _args(tmp_path / "lam", 4, "--explore", "0.1", "--lam", "0.7"))
     with pytest.raises(ValueError, match="--explore must lie"):
@@ -384,6 +406,18 @@ def test_exploring_self_play_plays_other_games_and_learns_by_td0_only(tmp_path):
     assert card["command"].endswith("--explore 0.1")
     with pytest.raises(ValueError, match="explore"):  # kept on resume: it decides the games
         engine.train("backgammon", _args(tmp_path / "run", 8, "--lam", "0", "--resume"))
+    card = engine.train("backgammon", _args(tmp_path / "run", 8, "--lam", "0", "--explore", "0.1", "--resume"))
+    assert "--games 8 " in card["command"]
+    # a checkpoint from before the setting existed resumes as greedy self-play
+    path = tmp_path / "old" / "checkpoint.pt"
+    engine.train("backgammon", _args(tmp_path / "old", 4, "--lam", "0"))
+    payload = load_checkpoint(path, "backgammon", "backgammon_contact_race")
+    del payload["config"]["explore"]
+    atomic_save(payload, path)
+    card = engine.train("backgammon", _args(tmp_path / "old", 8, "--lam", "0", "--resume"))
+    assert "--explore" not in card["command"]
+    with pytest.raises(ValueError, match="explore"):
+        engine.train("backgammon", _args(tmp_path / "old", 12, "--lam", "0", "--explore", "0.1", "--resume"))
 
 
 def test_a_one_move_rollout_is_the_one_ply_search():
