@@ -98,9 +98,10 @@ def main(argv: list[str] | None = None) -> int:
                 error = (judged_equity(gnubg, theirs, mover, args.judge_depth)
                          - judged_equity(gnubg, mine, mover, args.judge_depth))
                 errors[kind].append(error)
-            for key, value in (("states", state.array.copy()), ("movers", mover),
-                               ("kinds", kinds.index(kind)), ("errors", error)):
-                rows[key].append(value)
+            if args.records is not None:
+                for key, value in (("states", state.array.copy()), ("movers", mover),
+                                   ("kinds", kinds.index(kind)), ("errors", error)):
+                    rows[key].append(value)
             state = mine
     print(f"{args.agent} against {args.reference}, judged by gnubg at {args.judge_depth} plies, "
           f"{args.games} games of the player against itself (seed {args.seed})")

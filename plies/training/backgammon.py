@@ -736,14 +736,13 @@ def _command(config: dict) -> str:
     epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
     scoring = config.get("play_scoring", "money")
     scoring = f" --play-scoring {scoring}" if scoring != "money" else ""
-    if config.get("explore", 0.0):
-        scoring += f" --explore {config['explore']}"
+    explore_flag = f" --explore {config['explore']}" if config.get("explore", 0.0) else ""
     second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
         f"--inputs {config.get('inputs', features.BASE_INPUTS)}{second} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
-        f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{targets_until(games)}"))
+        f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{explore_flag}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network
         first, sep, rest = command.partition(" && ")
         command = f"{first} --init-from {config['init_from']}{sep}{rest}"
