@@ -73,12 +73,12 @@ def test_each_position_goes_through_its_class_network(inputs, hidden2):
         if hidden2:  # the second layer reads the first layer's sigmoid units
             want = want + model.second[k](model.nets[k][1](model.nets[k][0](read[classes == k])))
         torch.testing.assert_close(out[classes == k], want)
-    # the numpy forward of the workers agrees with torch's
-    np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
+    # the workers' forward, from the numpy weights they are sent, agrees with the module's
+    np_out = T._forward(T.numpy_weights(model), x.numpy(), classes.numpy())
     np.testing.assert_allclose(np_out, torch.sigmoid(out).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_numpy_forward_saturates_without_warnings():
+def test_forward_saturates_without_warnings():
     # a hidden unit driven far below zero overflows exp: its sigmoid is 0, silently, as in torch
     model = ContactRaceNet(hidden=4)
     with torch.no_grad():
@@ -88,7 +88,7 @@ def test_numpy_forward_saturates_without_warnings():
     classes = torch.tensor([0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        np_out = T._numpy_forward(T.numpy_weights(model), x.numpy(), classes.numpy())
+        np_out = T._forward(T.numpy_weights(model), x.numpy(), classes.numpy())
     np.testing.assert_allclose(np_out, torch.sigmoid(model.logits(x, classes)).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
@@ -265,7 +265,7 @@ def test_search_targets_average_the_replies_over_the_rolls():
                 best_equity, best_value = np.inf, value
                 break
             x, classes = features.encode(row[None], np.array([1]))
-            p = T._numpy_forward(weights, x, classes)[0].astype(np.float64)
+            p = T._forward(weights, x, classes)[0].astype(np.float64)
             equity = -float(T.mover_equity(p[None])[0])
             if best_equity is None or equity > best_equity:
                 best_equity, best_value = equity, T.flip(p)

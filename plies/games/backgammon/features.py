@@ -202,29 +202,28 @@ def _hits(hitter, target, blot_at, blocked):
 
 
 @njit(cache=True)
-def _two_hits_two_dice(hitter, blot_at, hi, lo):
+def _two_hits_two_dice(hitter, blot_at, blots, count, hi, lo):
     """Whether ``hitter`` can hit two blots with the roll hi-lo (hi != lo): each die hits, by
     two checkers or by one that hits with one die and goes on to hit with the other. With two or
-    more checkers on the bar both dice enter; with one, the entering die must hit."""
+    more checkers on the bar both dice enter; with one, the entering die must hit. ``blots[:count]``
+    are the blots' points (the hitter's numbering): a direct hit on blot a by die d can only come
+    from point a + d, so the search runs over pairs of blots, not over the board."""
     on_bar = hitter[25]
     if on_bar >= 2:
         return blot_at[25 - hi] and blot_at[25 - lo]
     for order in range(2):
         first = hi if order == 0 else lo
         second = lo if order == 0 else hi
-        for j in range(25, 0, -1):
-            if hitter[j] == 0 or (on_bar == 1 and j != 25):
-                continue
-            a = j - first
-            if a < 1 or not blot_at[a]:
+        for m in range(count):
+            a = blots[m]
+            j = a + first  # the checker that hits a with the first die
+            if j > 25 or hitter[j] == 0 or (on_bar == 1 and j != 25):
                 continue
             if a - second >= 1 and blot_at[a - second]:
                 return True  # the same checker goes on
-            for i in range(24, 0, -1):
-                if hitter[i] == 0 or (i == j and hitter[j] < 2):
-                    continue
-                b = i - second
-                if b >= 1 and b != a and blot_at[b]:
+            for n in range(count):
+                i = blots[n] + second  # another checker hits blots[n] with the second die
+                if n != m and i <= 24 and hitter[i] > (1 if i == j else 0):
                     return True
     return False
 
@@ -273,12 +272,18 @@ def _two_hits_double(hitter, blot_at, blocked, die, cost):
 def _double_shots(hitter, blot_at, blocked, cost):
     """Rolls (of 36) with which ``hitter`` hits two blots, with ``blot_at`` and ``blocked`` as
     ``_hits`` left them (in the hitter's numbering); ``cost`` is a scratch row of 26."""
-    blots = 0
+    count = 0
     for p in range(1, 25):
         if blot_at[p]:
-            blots += 1
-    if blots < 2:
+            count += 1
+    if count < 2:
         return 0
+    blots = np.empty(count, np.int64)
+    count = 0
+    for p in range(1, 25):
+        if blot_at[p]:
+            blots[count] = p
+            count += 1
     total = 0
     for r in range(21):
         hi = _ROLL_HI[r]
@@ -286,7 +291,7 @@ def _double_shots(hitter, blot_at, blocked, cost):
         if hi == lo:
             two = _two_hits_double(hitter, blot_at, blocked, hi, cost)
         else:
-            two = _two_hits_two_dice(hitter, blot_at, hi, lo)
+            two = _two_hits_two_dice(hitter, blot_at, blots, count, hi, lo)
         if two:
             total += _ROLL_WEIGHT[r]
     return total
