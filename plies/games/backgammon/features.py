@@ -153,6 +153,13 @@ def _hits(hitter, target, blot_at, blocked):
             blocked[25 - i] = True  # target points made, in the hitter's numbering
     if not any_blot:
         return 0, 0, 0
+    # a hit on blot a by a die d can only come from point a + d: the search runs over the blots
+    blots = np.empty(24, np.int64)
+    count = 0
+    for a in range(24, 0, -1):
+        if blot_at[a]:
+            blots[count] = a
+            count += 1
     on_bar = hitter[25]
     direct_total = 0
     any_total = 0
@@ -163,42 +170,48 @@ def _hits(hitter, target, blot_at, blocked):
         direct = False
         hit = False
         loss = 0  # a blot on the hitter's point p has travelled p pips: a hit sends it back that far
-        for j in range(25, 0, -1):
-            if hitter[j] == 0:
-                continue
-            if on_bar > 0 and j != 25:
-                break
-            if hi == lo:
+        for m in range(count):
+            a = blots[m]
+            if hi == lo:  # a double's steps from the nearest checker, over open points with no blot
                 steps = 1 if on_bar >= 2 else 4
-                p = j
-                for step in range(steps):
-                    p -= hi
-                    if p < 1 or blocked[p]:
+                for k in range(1, steps + 1):
+                    j = a + k * hi
+                    if j > 25:
                         break
-                    if blot_at[p]:
+                    if _hits_from(hitter, on_bar, j):
                         hit = True
-                        loss = max(loss, p)
-                        if step == 0:
+                        loss = max(loss, a)
+                        if k == 1:
                             direct = True
+                        break
+                    if blocked[j] or blot_at[j]:
                         break
             else:
                 for die in (hi, lo):
-                    p = j - die
-                    if p >= 1 and blot_at[p]:
+                    if a + die <= 25 and _hits_from(hitter, on_bar, a + die):
                         direct = True
                         hit = True
-                        loss = max(loss, p)
-                if on_bar < 2:
-                    p = j - hi - lo
-                    if p >= 1 and blot_at[p] and (not blocked[j - hi] or not blocked[j - lo]):
-                        hit = True
-                        loss = max(loss, p)
+                        loss = max(loss, a)
+                j = a + hi + lo
+                if (on_bar < 2 and j <= 25 and _hits_from(hitter, on_bar, j)
+                        and (not blocked[a + lo] or not blocked[a + hi])):
+                    hit = True
+                    loss = max(loss, a)
         if direct:
             direct_total += _ROLL_WEIGHT[r]
         if hit:
             any_total += _ROLL_WEIGHT[r]
             loss_total += _ROLL_WEIGHT[r] * loss
     return direct_total, any_total, loss_total
+
+
+@njit(cache=True)
+def _hits_from(hitter, on_bar, j):
+    """Whether a checker of ``hitter`` on point j may hit this roll: with checkers on the bar
+    only those do (the entering checker goes on with the other die)."""
+    if on_bar > 0:
+        return j == 25
+    return j <= 24 and hitter[j] > 0
 
 
 @njit(cache=True)
