@@ -1,5 +1,7 @@
 """The backgammon network inputs against positions worked by hand, and the contact/race switch."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -276,3 +278,14 @@ def test_double_shots_match_a_search_of_every_play():
                        if _most_hits(theirs, blots, made, [hi] * 4 if hi == lo else [hi, lo]) >= 2)
         assert _late(row, 0, "double shots") == pytest.approx(expected / 36), (me, them)
         checked += 1
+
+
+def test_inputs_are_those_the_shipped_networks_were_trained_on():
+    # 2,000 positions of random games (a third with a checker on the bar), recorded with the
+    # inputs computed before the shot searches were rewritten for speed (tests/data/README.md):
+    # the shipped weights read exactly these, so every input of every position must be unchanged
+    recorded = np.load(Path(__file__).parents[1] / "data" / "backgammon_inputs.npz")
+    x, classes = F.encode(recorded["states"], recorded["mover"])
+    np.testing.assert_array_equal(classes, recorded["classes"])
+    differ = np.argwhere(x != recorded["inputs"])
+    assert not len(differ), [(int(r), F.INPUT_NAMES[c]) for r, c in differ[:5]]
