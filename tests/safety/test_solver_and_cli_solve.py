@@ -21,7 +21,7 @@ def _positions(name: str, count: int, fewest_moves: int = 0) -> list[str]:
 
 # Test_L1_R1's openings take long to solve; its positions of four moves (two of the 30: 6146
 # alone took about 150 s a pass on the 2-core machine, and the test makes two) are left out,
-# the other 28 take about 40 s: slow all the same
+# the other 28 took under a minute (beside a training run): slow all the same
 @pytest.mark.parametrize("set_name", ["Test_L2_R1", pytest.param("Test_L1_R1", marks=pytest.mark.slow)])
 def test_weak_and_strong_results_do_not_depend_on_earlier_calls(set_name):
     solver = Solver()  # reset() forgets the table: each block below starts fresh
