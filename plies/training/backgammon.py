@@ -198,8 +198,8 @@ def mover_equity(p: np.ndarray, scoring: str = "money") -> np.ndarray:
 
 def _forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """The network's outputs for the rows of ``x`` (numpy in and out, no autograd). Most of
-    self-play's time is spent here; torch's matrix products and fused sigmoid make self-play
-    about 1.4 times as fast as numpy's did (``benchmarks/bench_selfplay.py --backgammon``)."""
+    self-play's time is spent here; torch's matrix products and fused sigmoid make a worker's
+    self-play about 1.7 times as fast as numpy's did (``benchmarks/bench_backgammon_selfplay.py``)."""
     torch = require_torch()
     x_t = torch.from_numpy(np.ascontiguousarray(x, np.float32))
     out = torch.empty((len(x), OUTPUTS), dtype=torch.float32)

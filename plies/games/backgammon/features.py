@@ -154,12 +154,8 @@ def _hits(hitter, target, blot_at, blocked):
     if not any_blot:
         return 0, 0, 0
     # a hit on blot a by a die d can only come from point a + d: the search runs over the blots
-    blots = np.empty(24, np.int64)
-    count = 0
-    for a in range(24, 0, -1):
-        if blot_at[a]:
-            blots[count] = a
-            count += 1
+    blots = _blot_points(blot_at)
+    count = len(blots)
     on_bar = hitter[25]
     direct_total = 0
     any_total = 0
@@ -203,6 +199,18 @@ def _hits(hitter, target, blot_at, blocked):
             any_total += _ROLL_WEIGHT[r]
             loss_total += _ROLL_WEIGHT[r] * loss
     return direct_total, any_total, loss_total
+
+
+@njit(cache=True)
+def _blot_points(blot_at):
+    """The points 1..24 that ``blot_at`` marks, highest first."""
+    blots = np.empty(24, np.int64)
+    count = 0
+    for a in range(24, 0, -1):
+        if blot_at[a]:
+            blots[count] = a
+            count += 1
+    return blots[:count]
 
 
 @njit(cache=True)
@@ -285,18 +293,10 @@ def _two_hits_double(hitter, blot_at, blocked, die, cost):
 def _double_shots(hitter, blot_at, blocked, cost):
     """Rolls (of 36) with which ``hitter`` hits two blots, with ``blot_at`` and ``blocked`` as
     ``_hits`` left them (in the hitter's numbering); ``cost`` is a scratch row of 26."""
-    count = 0
-    for p in range(1, 25):
-        if blot_at[p]:
-            count += 1
+    blots = _blot_points(blot_at)
+    count = len(blots)
     if count < 2:
         return 0
-    blots = np.empty(count, np.int64)
-    count = 0
-    for p in range(1, 25):
-        if blot_at[p]:
-            blots[count] = p
-            count += 1
     total = 0
     for r in range(21):
         hi = _ROLL_HI[r]
