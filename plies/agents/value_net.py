@@ -190,12 +190,15 @@ def _build_classes() -> dict[str, type]:
         second layer of that many ReLU units reads the sigmoid units and adds its own term to
         the outputs' logits (beside the first layer's, which the outputs keep reading); its
         output weights start at zero, so a network grown from a one-layer one (``widen_into``)
-        computes what that one did until training moves them."""
+        computes what that one did until training moves them. With ``classes=3`` a third
+        network takes crashed positions (``features.CRASHED``); with two, the contact network
+        does."""
 
         game = "backgammon"
         arch = "backgammon_contact_race"
 
-        def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS, hidden2: int = 0) -> None:
+        def __init__(self, hidden: int = 128, inputs: int = bg_features.BASE_INPUTS, hidden2: int = 0,
+                     classes: int = 2) -> None:
             super().__init__()
             if inputs not in bg_features.INPUT_WIDTHS:
                 raise ValueError(f"a contact/race network reads {', '.join(map(str, bg_features.INPUT_WIDTHS))} "
@@ -203,20 +206,25 @@ def _build_classes() -> dict[str, type]:
             if type(hidden2) is not int or not 0 <= hidden2 <= bg_features.MAX_WIDTH:
                 raise ValueError(f"a contact/race network's second layer has 0 to {bg_features.MAX_WIDTH} "
                                  f"units, not {hidden2!r}")
+            if type(classes) is not int or classes not in bg_features.NETWORK_CLASSES:
+                raise ValueError(f"a contact/race network has {' or '.join(map(str, bg_features.NETWORK_CLASSES))} "
+                                 f"classes, not {classes!r}")
             # networks from before the contact inputs say only their hidden units; one-layer
             # networks leave hidden2 out
             self.config = {"hidden": hidden} if inputs == bg_features.BASE_INPUTS else {"hidden": hidden, "inputs": inputs}
             if hidden2:
                 self.config["hidden2"] = hidden2
+            if classes != 2:  # two-class networks, all those before the crashed class, leave it out
+                self.config["classes"] = classes
             self.inputs = inputs
             self.hidden2 = hidden2
             self.nets = nn.ModuleList(
                 nn.Sequential(nn.Linear(inputs, hidden), nn.Sigmoid(), nn.Linear(hidden, 5))
-                for _ in bg_features.CLASS_NAMES)
+                for _ in range(classes))
             if hidden2:
                 self.second = nn.ModuleList(
                     nn.Sequential(nn.Linear(hidden, hidden2), nn.ReLU(), nn.Linear(hidden2, 5, bias=False))
-                    for _ in bg_features.CLASS_NAMES)
+                    for _ in range(classes))
                 with torch.no_grad():
                     for layer in self.second:
                         layer[2].weight.zero_()
@@ -230,8 +238,10 @@ def _build_classes() -> dict[str, type]:
 
         def logits(self, x, classes):
             """Pre-sigmoid outputs, each row through its class's network (which reads the first
-            ``inputs`` columns of the encoder's)."""
+            ``inputs`` columns of the encoder's; ``classes`` are the encoder's)."""
             x = x[:, :self.inputs]
+            if len(self.nets) <= bg_features.CRASHED:
+                classes = torch.where(classes == bg_features.CRASHED, bg_features.CONTACT, classes)
             out = x.new_empty((x.shape[0], 5))
             for k in range(len(self.nets)):
                 rows = (classes == k).nonzero(as_tuple=True)[0]
@@ -245,7 +255,7 @@ def _build_classes() -> dict[str, type]:
         def flat_params(self) -> np.ndarray:
             """The weights laid out for the compiled ``contact_race_value`` (the game's
             ``features.contact_race_param_count`` says how)."""
-            parts = [np.array([self.config["hidden"], self.inputs, self.hidden2], np.float64)]
+            parts = [np.array([self.config["hidden"], self.inputs, self.hidden2, len(self.nets)], np.float64)]
             for k, net in enumerate(self.nets):
                 layers = [net[0], net[2]] + ([self.second[k][0], self.second[k][2]] if self.hidden2 else [])
                 parts += [_rows_per_input(layer) for layer in layers]

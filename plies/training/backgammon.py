@@ -6,7 +6,8 @@ and card; this module says what a round plays and how it learns.
 
 The network (``ContactRaceNet``: the features of ``plies.games.backgammon.features``, a contact
 and a race network of ``--hidden`` sigmoid units, five outputs each, with ``--hidden2`` ReLU
-units of a second layer over them if set) plays both sides of many
+units of a second layer over them if set, and with ``--classes 3`` a third network for crashed
+positions) plays both sides of many
 games at once. At every roll each game lists its distinct end-of-turn positions (the rules'
 afterstate kernel); the afterstates of all games are encoded in one compiled call and scored in
 one forward pass per network, and each game takes the one that is worst for the opponent in
@@ -202,6 +203,7 @@ def _forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes: np.n
     self-play about 1.7 times as fast as numpy's did (``benchmarks/bench_backgammon_selfplay.py``)."""
     torch = require_torch()
     x_t = torch.from_numpy(np.ascontiguousarray(x, np.float32))
+    classes = features.network_classes(classes, len(weights))
     out = torch.empty((len(x), OUTPUTS), dtype=torch.float32)
     with torch.no_grad():
         for k, layers in enumerate(weights):
@@ -466,8 +468,9 @@ def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: 
 
 
 def widen_into(model, source) -> None:
-    """Copy ``source``'s contact and race networks into ``model``'s first hidden units and
-    first inputs; the other units keep their random input weights and get zero outgoing
+    """Copy ``source``'s networks into ``model``'s first hidden units and first inputs (a
+    two-class ``source``'s contact network into a three-class ``model``'s crashed network too,
+    which then starts where the contact network stands); the other units keep their random input weights and get zero outgoing
     weights, and the other inputs get zero weights into the copied units, so ``model`` computes
     what ``source`` computes (and the new units and inputs learn from the first step on). A
     second layer (``hidden2``) is copied when ``source`` has one of the same size over as many
@@ -480,11 +483,16 @@ def widen_into(model, source) -> None:
         raise ValueError(f"--init-from has {small} hidden units, more than --hidden {big}")
     if source.inputs > model.inputs:
         raise ValueError(f"--init-from reads {source.inputs} inputs, more than --inputs {model.inputs}")
+    if len(source.nets) > len(model.nets):
+        raise ValueError(f"--init-from has {len(source.nets)} classes, more than --classes {len(model.nets)}")
     if source.hidden2 and (source.hidden2 != model.hidden2 or small != big):
         raise ValueError(f"--init-from has a second layer of {source.hidden2} units over {small}: the new "
                          f"network needs the same (--hidden2 {source.hidden2} --hidden {small})")
+    # each of the model's classes from the source's network of that class, or its contact one
+    sources = [k if k < len(source.nets) else features.CONTACT for k in range(len(model.nets))]
     with torch.no_grad():
-        for old, new in zip(source.nets, model.nets):
+        for k, new in zip(sources, model.nets):
+            old = source.nets[k]
             new[0].weight[:small] = 0.0
             new[0].weight[:small, :source.inputs] = old[0].weight
             new[0].bias[:small] = old[0].bias
@@ -492,7 +500,8 @@ def widen_into(model, source) -> None:
             new[2].weight[:, :small] = old[2].weight
             new[2].bias.copy_(old[2].bias)
         if source.hidden2:  # else a new second layer keeps the zero output weights it was built with
-            model.second.load_state_dict(source.second.state_dict())
+            for k, new in zip(sources, model.second):
+                new.load_state_dict(source.second[k].state_dict())
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
@@ -515,6 +524,10 @@ class BackgammonRecipe(Recipe):
                        help="ReLU units of a second layer over the hidden units (0: none), adding its term to "
                             "the outputs; with --init-from a one-layer network it starts with zero output "
                             "weights, so the network plays as the one it grew from at first")
+        p.add_argument("--classes", type=int, default=2, choices=features.NETWORK_CLASSES,
+                       help="networks chosen by the position: 2 (contact, race) or 3 (and crashed: a side "
+                            "with at most six checkers in play); with --init-from a two-class network the "
+                            "crashed network starts as a copy of its contact network")
         p.add_argument("--inputs", type=int, default=features.INPUT_SIZE,
                        choices=features.INPUT_WIDTHS,
                        help=f"inputs the networks read: all {features.INPUT_SIZE}, or the first "
@@ -585,13 +598,13 @@ class BackgammonRecipe(Recipe):
                              "the exploring moves' luck into the targets")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
-        return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2).config
+        return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2, classes=args.classes).config
 
     def new_model(self, game: Any, arch_config: dict[str, Any]):
         return ContactRaceNet(**arch_config)
 
     def config(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "lr", "lam", "batch", "seed", "workers",
+        return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "classes", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
                                               "label_share", "horizon", "trials", "epochs", "play_scoring",
                                               "explore")}
@@ -743,6 +756,7 @@ def _command(config: dict) -> str:
     scoring = f" --play-scoring {scoring}" if scoring != "money" else ""
     explore_flag = f" --explore {config['explore']}" if config.get("explore", 0.0) else ""
     second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
+    second += f" --classes {config['classes']}" if config.get("classes", 2) != 2 else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
         f"--inputs {config.get('inputs', features.BASE_INPUTS)}{second} --lr {lr} "

@@ -52,6 +52,7 @@ def small_network(arch: str, seed: int, **config):
     "shipped", ("backgammon_contact_race", {"hidden": 7}),
     ("backgammon_contact_race", {"hidden": 5, "inputs": bg_features.INPUT_SIZE}),
     ("backgammon_contact_race", {"hidden": 6, "inputs": bg_features.INPUT_SIZE, "hidden2": 4}),
+    ("backgammon_contact_race", {"hidden": 5, "inputs": bg_features.INPUT_SIZE, "hidden2": 3, "classes": 3}),
 ])
 def test_backgammon_kernel_gives_the_torch_networks_values(model):
     model = cached_network("backgammon") if model == "shipped" else small_network(model[0], 3, **model[1])
@@ -59,6 +60,8 @@ def test_backgammon_kernel_gives_the_torch_networks_values(model):
     bg_features.check_contact_race_params(params)
     states = positions("backgammon", 6, seed=1)
     assert (states[:, 0] == -1).any() and (states[:, 0] >= 0).any()  # rolls and moves both
+    classes = bg_features.encode(states)[1]
+    assert all((classes == k).any() for k in range(len(bg_features.CLASS_NAMES)))
     for scoring in (0, 1):  # single games, then gammons and backgammons counted
         states[:, 1] = scoring
         want = model.seat_values(states, 2, "cpu")
@@ -88,14 +91,17 @@ def gnn_sizes(hidden: float, layers: float, length: int) -> np.ndarray:
 
 @pytest.mark.parametrize("check, params, message", [
     (bg_features.check_contact_race_params, np.full(10, 3.0), "parameters where"),
-    (bg_features.check_contact_race_params, np.array([0.5, 3.0, 0.0]), "hidden units"),
-    (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0, 0.0]), "inputs"),
-    (bg_features.check_contact_race_params, np.array([3.0, 4.0, -1.0]), "second-layer units"),
-    (bg_features.check_contact_race_params, np.array([3.0, 4.0, 2.5]), "second-layer units"),
+    (bg_features.check_contact_race_params, np.array([0.5, 3.0, 0.0, 2.0]), "hidden units"),
+    (bg_features.check_contact_race_params, np.array([3.0, bg_features.INPUT_SIZE + 1.0, 0.0, 2.0]), "inputs"),
+    (bg_features.check_contact_race_params, np.array([3.0, 4.0, -1.0, 2.0]), "second-layer units"),
+    (bg_features.check_contact_race_params, np.array([3.0, 4.0, 2.5, 2.0]), "second-layer units"),
+    (bg_features.check_contact_race_params, np.array([3.0, 4.0, 0.0, 4.0]), "classes"),
     (bg_features.check_contact_race_params,  # a one-layer length under a second layer's header
-     np.r_[3.0, 4.0, 2.0, np.zeros(bg_features.contact_race_param_count(3, 4) - 3)], "parameters where"),
+     np.r_[3.0, 4.0, 2.0, 2.0, np.zeros(bg_features.contact_race_param_count(3, 4) - 4)], "parameters where"),
+    (bg_features.check_contact_race_params,  # two classes' length under a header of three
+     np.r_[3.0, 4.0, 0.0, 3.0, np.zeros(bg_features.contact_race_param_count(3, 4) - 4)], "parameters where"),
     (bg_features.check_contact_race_params, np.zeros(5, np.float32), "float64"),
-    (bg_features.check_contact_race_params, np.array([np.inf, 3.0, 0.0]), "not finite"),
+    (bg_features.check_contact_race_params, np.array([np.inf, 3.0, 0.0, 2.0]), "not finite"),
     (dw_features.check_gnn_params, gnn_sizes(np.inf, 1, 10), "not finite"),
     (dw_features.check_gnn_params, gnn_sizes(4, 99, 10), "rounds"),
     (dw_features.check_gnn_params, gnn_sizes(4, 1, dw_features.gnn_param_count(4, 1) + 1), "parameters where"),

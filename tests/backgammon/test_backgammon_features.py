@@ -104,11 +104,11 @@ def test_contact_and_race():
     row, cls = _encode(race)
     assert cls == F.RACE
     assert _feature(row, 0, "contact") == 0 and _feature(row, 1, "contact") == 0
-    # one checker of ours still on the opponent's side: contact
+    # one checker of ours still on the opponent's side: contact (crashed: we have five in play)
     contact = _position({22: 1, 6: 4}, {5: 5, 2: 5})
-    assert _encode(contact)[1] == F.CONTACT
+    assert _encode(contact)[1] == F.CRASHED
     # a checker on the bar is always in contact
-    assert _encode(_position({25: 1, 6: 4}, {5: 5}))[1] == F.CONTACT
+    assert _encode(_position({25: 1, 6: 4}, {5: 5}))[1] == F.CRASHED
     # the two back checkers exactly level (our 13 is their 12): passed once the next moves
     assert _encode(_position({12: 1}, {12: 1}))[1] == F.RACE
     assert F.is_contact(contact) and not F.is_contact(race)
@@ -148,7 +148,7 @@ def test_contact_inputs_by_hand():
     me = {20: 2, 10: 1, 8: 1, 2: 2, 4: 2, 6: 2}
     them = {25 - 9: 2, 25 - 3: 2, 25 - 5: 1, 25 - 1: 1}
     row, cls = _encode(_position(me, them))
-    assert cls == F.CONTACT
+    assert cls == F.CRASHED  # the opponent has six checkers left: a crashed contact position
     # bar entry: three home points made: the opponent fails with 3 x 3 of 36 rolls
     assert _extra(row, 0, "bar entry") == pytest.approx(9 / 36)
     assert _extra(row, 0, "back anchor") == pytest.approx(20 / 24)
@@ -269,7 +269,7 @@ def test_double_shots_match_a_search_of_every_play():
         if rng.random() < 0.6:
             them.pop(25, None)
         row, cls = _encode(_position(me, {p: n for p, n in them.items()}))
-        if cls != F.CONTACT:
+        if cls == F.RACE:
             continue
         theirs = [0 if p == 25 else 25 - p for p, n in them.items() for _ in range(n)]
         blots = {p for p, n in me.items() if n == 1 and p <= 24}
@@ -280,12 +280,46 @@ def test_double_shots_match_a_search_of_every_play():
         checked += 1
 
 
+def test_crashed_positions_by_hand():
+    # a side has crashed with at most six checkers in play: borne-off checkers, a stack of two
+    # or more on its 1-point and all but one of a stack on its 2-point are out of play
+    full = {24: 2, 13: 5, 8: 3, 6: 5}  # fifteen in play
+    assert _encode(_position(full, full))[1] == F.CONTACT
+    assert _encode(_position({24: 2, 6: 4}, full))[1] == F.CRASHED  # six in play, nine off
+    assert _encode(_position({24: 2, 6: 5}, full))[1] == F.CONTACT  # seven
+    assert _encode(_position(full, {24: 2, 6: 4}))[1] == F.CRASHED  # the opponent's crash counts too
+    # nine on the board, three of them stacked on the 1-point: six in play
+    assert _encode(_position({24: 2, 6: 4, 1: 3}, full))[1] == F.CRASHED
+    assert _encode(_position({24: 2, 6: 5, 1: 1}, full))[1] == F.CONTACT  # one checker on the 1-point plays
+    # a stack of four on the 2-point keeps one in play: 2 + 4 + 1 = 7, then 6 with three
+    assert _encode(_position({24: 2, 6: 4, 2: 4}, full))[1] == F.CONTACT
+    assert _encode(_position({24: 2, 6: 3, 2: 4}, full))[1] == F.CRASHED
+    # crashed only while there is contact
+    assert _encode(_position({6: 2}, {6: 2}))[1] == F.RACE
+
+
+def test_crashed_class_agrees_with_gnubg():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
+    from plies.agents.gnubg_agents import to_gnubg
+
+    recorded = np.load(Path(__file__).parents[1] / "data" / "backgammon_inputs.npz")
+    states, movers = recorded["states"], recorded["mover"]
+    _, classes = F.encode(states, movers)
+    theirs = np.array([gnubg_nn.classify(to_gnubg(s, int(m))) for s, m in zip(states, movers)])
+    in_contact = np.isin(theirs, (gnubg_nn.c_contact, gnubg_nn.c_crashed))
+    assert in_contact.sum() > 1000 and (theirs == gnubg_nn.c_crashed).sum() > 50
+    np.testing.assert_array_equal(classes[in_contact] == F.CRASHED, theirs[in_contact] == gnubg_nn.c_crashed)
+    assert not np.isin(classes[~in_contact], (F.CONTACT, F.CRASHED)).any()
+
+
 def test_inputs_are_those_the_shipped_networks_were_trained_on():
     # 2,000 positions of random games (a third with a checker on the bar), recorded with the
     # inputs computed before the shot searches were rewritten for speed (tests/data/README.md):
     # the shipped weights read exactly these, so every input of every position must be unchanged
     recorded = np.load(Path(__file__).parents[1] / "data" / "backgammon_inputs.npz")
     x, classes = F.encode(recorded["states"], recorded["mover"])
-    np.testing.assert_array_equal(classes, recorded["classes"])
+    # recorded before the crashed class: two-class networks read crashed positions as contact
+    np.testing.assert_array_equal(F.network_classes(classes, 2), recorded["classes"])
+    assert (classes == F.CRASHED).any() and (classes == F.CONTACT).any()
     differ = np.argwhere(x != recorded["inputs"])
     assert not len(differ), [(int(r), F.INPUT_NAMES[c]) for r, c in differ[:5]]

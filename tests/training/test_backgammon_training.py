@@ -56,22 +56,23 @@ def test_lambda_returns_by_hand():
     np.testing.assert_allclose(half[1], 0.5 * T.flip(values[2]) + 0.5 * T.flip(final))
 
 
-@pytest.mark.parametrize("inputs, hidden2", [(features.BASE_INPUTS, 0), (features.INPUT_SIZE, 0),
-                                             (features.INPUT_SIZE, 3)])
-def test_each_position_goes_through_its_class_network(inputs, hidden2):
+@pytest.mark.parametrize("inputs, hidden2, count", [(features.BASE_INPUTS, 0, 2), (features.INPUT_SIZE, 0, 2),
+                                                    (features.INPUT_SIZE, 3, 2), (features.INPUT_SIZE, 3, 3)])
+def test_each_position_goes_through_its_class_network(inputs, hidden2, count):
     torch.manual_seed(0)
-    model = ContactRaceNet(hidden=4, inputs=inputs, hidden2=hidden2)
+    model = ContactRaceNet(hidden=4, inputs=inputs, hidden2=hidden2, classes=count)
     if hidden2:  # output weights away from their zero start, so that the second layer counts
         for layer in model.second:
             torch.nn.init.normal_(layer[2].weight)
-    x = torch.rand(6, features.INPUT_SIZE)
-    classes = torch.tensor([0, 1, 0, 1, 1, 0])
+    x = torch.rand(8, features.INPUT_SIZE)
+    classes = torch.tensor([0, 1, 0, 1, 1, 0, 2, 2])
     out = model.logits(x, classes)
     read = x[:, :inputs]  # a network from before the contact inputs reads the first ones only
-    for k in (0, 1):
-        want = model.nets[k](read[classes == k])
+    for k in (0, 1, 2):
+        net = k if k < count else features.CONTACT  # two classes: crashed positions are contact ones
+        want = model.nets[net](read[classes == k])
         if hidden2:  # the second layer reads the first layer's sigmoid units
-            want = want + model.second[k](model.nets[k][1](model.nets[k][0](read[classes == k])))
+            want = want + model.second[net](model.nets[net][1](model.nets[net][0](read[classes == k])))
         torch.testing.assert_close(out[classes == k], want)
     # the workers' forward, from the numpy weights they are sent, agrees with the module's
     np_out = T._forward(T.numpy_weights(model), x.numpy(), classes.numpy())
@@ -528,3 +529,25 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     copy = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5)
     T.widen_into(copy, trained)
     torch.testing.assert_close(copy(x, classes), trained(x, classes), rtol=0, atol=1e-6)
+    # with a crashed network: it starts as the contact network, so the outputs stay the same
+    crashed = ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5, classes=3)
+    T.widen_into(crashed, trained)
+    torch.testing.assert_close(crashed(x, classes), trained(x, classes), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="more than --classes"):
+        T.widen_into(ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5), crashed)
+
+
+def test_a_crashed_network_learns_its_own_positions(tmp_path):
+    """--classes 3 grows a crashed network from a two-class one; training then moves it away
+    from the contact network, and the run's card and command say so."""
+    engine.train("backgammon", _args(tmp_path / "small", 4))
+    small_path = tmp_path / "small" / "backgammon_net.pt"
+    engine.train("backgammon", _args(tmp_path / "crashed", 20, "--classes", "3", "--init-from", str(small_path)))
+    assert "--classes 3" in (tmp_path / "crashed" / "backgammon_net.json").read_text()
+    trained = load_value_net(tmp_path / "crashed" / "backgammon_net.pt", "backgammon")
+    assert trained.config["classes"] == 3 and len(trained.nets) == 3
+    contact, crashed = trained.nets[features.CONTACT], trained.nets[features.CRASHED]
+    assert not torch.equal(contact[0].weight, crashed[0].weight)
+    # resuming needs the same classes
+    with pytest.raises(ValueError, match="'classes': 3"):
+        engine.train("backgammon", _args(tmp_path / "crashed", 24, "--resume"))

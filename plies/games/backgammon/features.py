@@ -18,9 +18,10 @@ after those (``LATE_NAMES``): the opponent's rolls that hit two blots, and the b
 from every point a checker could stand on. Networks trained before read only a prefix
 (``INPUT_WIDTHS``; their ``inputs`` setting).
 
-``position_class`` tells contact from race positions: once every checker of one side has
-passed every checker of the other, no checker can be hit again and a separate race network
-takes over. Everything is compiled and batched: ``encode(states, mover)`` fills one row per
+The position's class picks the network: once every checker of one side has passed every
+checker of the other, no checker can be hit again and a separate race network takes over; a
+contact position where a side has crashed (at most six checkers still in play, ``crashed``) is
+its own class for networks that have a third one (networks of two classes read it as contact). Everything is compiled and batched: ``encode(states, mover)`` fills one row per
 state.
 """
 
@@ -35,7 +36,10 @@ from plies.games.value_kernels import MAX_WIDTH, affine, value_for_seat
 
 CONTACT = 0
 RACE = 1
-CLASS_NAMES = ("contact", "race")
+CRASHED = 2
+CLASS_NAMES = ("contact", "race", "crashed")
+NETWORK_CLASSES = (2, 3)
+"""A contact/race network has two classes (contact, race) or three (and crashed)."""
 
 RAW_PER_SIDE = 24 * 4 + 2
 FEATURES_PER_SIDE = 14
@@ -528,7 +532,7 @@ def _raw_side(counts, out, k):
 @njit(cache=True)
 def encode_into(states, mover, out, classes):
     """Row b of ``out``: the inputs of ``states[b]`` from the view of ``mover[b]``;
-    ``classes[b]``: CONTACT or RACE."""
+    ``classes[b]``: CONTACT, RACE or CRASHED."""
     me = np.empty(26, np.int64)
     them = np.empty(26, np.int64)
     blot_at = np.empty(26, np.bool_)
@@ -545,12 +549,33 @@ def _encode_one(s, seat, row, me, them, blot_at, blocked, cost):
     _side_counts(s, seat, me)
     _side_counts(s, 1 - seat, them)
     contact = _rear(me) + _rear(them) > 25
+    position_class = RACE if not contact else CRASHED if _crashed(me) or _crashed(them) else CONTACT
     _raw_side(me, row, 0)
     _side_features(me, them, contact, row, RAW_PER_SIDE, BASE_INPUTS, CONTACT_INPUTS, blot_at, blocked, cost)
     _raw_side(them, row, SIDE_SIZE)
     _side_features(them, me, contact, row, SIDE_SIZE + RAW_PER_SIDE, BASE_INPUTS + EXTRAS_PER_SIDE,
                    CONTACT_INPUTS + LATE_PER_SIDE, blot_at, blocked, cost)
-    return CONTACT if contact else RACE
+    return position_class
+
+
+@njit(cache=True)
+def _crashed(counts):
+    """Whether a side (``_side_counts``) has at most six checkers still in play: those borne
+    off, a stack of two or more on its 1-point and all but one of a stack on its 2-point are out
+    of play. This agrees with gnubg's crashed class on every contact position tried
+    (tests/backgammon/test_backgammon_features.py)."""
+    in_play = 15 - counts[0]
+    if counts[1] >= 2:
+        in_play -= counts[1]
+    if counts[2] >= 2:
+        in_play -= counts[2] - 1
+    return in_play <= 6
+
+
+def network_classes(classes: np.ndarray, count: int) -> np.ndarray:
+    """The class of network each position goes to in a network of ``count`` classes: without a
+    crashed network, crashed positions go to the contact network."""
+    return classes if count > CRASHED else np.where(classes == CRASHED, CONTACT, classes)
 
 
 def next_mover(states: np.ndarray) -> np.ndarray:
@@ -561,7 +586,8 @@ def next_mover(states: np.ndarray) -> np.ndarray:
 
 def encode(states: np.ndarray, mover: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(inputs, classes) of a batch of backgammon states: float32 rows of ``INPUT_SIZE`` from
-    the view of ``mover`` (default: the side that moves next) and each row's position class."""
+    the view of ``mover`` (default: the side that moves next) and each row's position class
+    (``CLASS_NAMES``; ``network_classes`` maps it to a network's)."""
     states = np.ascontiguousarray(states, np.int64)
     if states.ndim != 2 or states.shape[1] != rules.STATE_SIZE:
         raise ValueError(f"expected backgammon states of shape (n, {rules.STATE_SIZE}), got {states.shape}")
@@ -623,32 +649,41 @@ def _class_param_count(hidden: int, inputs: int, hidden2: int) -> int:
     return inputs * hidden + hidden + hidden * OUTPUTS + OUTPUTS + second
 
 
-def contact_race_param_count(hidden: int, inputs: int, hidden2: int = 0) -> int:
+HEADER = 4
+"""Flat parameters start with ``[hidden, inputs, hidden2, classes]``."""
+
+
+def contact_race_param_count(hidden: int, inputs: int, hidden2: int = 0, classes: int = 2) -> int:
     """Length of the flat parameters of a contact/race network of ``hidden`` units a class
-    reading the first ``inputs`` inputs, with a second layer of ``hidden2`` units (0: none):
-    ``[hidden, inputs, hidden2]`` then, for contact and then race, ``W1 b1 W2 b2`` and with a
-    second layer ``W3 b3 W4 b4`` (``affine``'s layout; ``b4`` is zeros)."""
-    return 3 + len(CLASS_NAMES) * _class_param_count(hidden, inputs, hidden2)
+    reading the first ``inputs`` inputs, with a second layer of ``hidden2`` units (0: none) and
+    ``classes`` classes (``NETWORK_CLASSES``): ``[hidden, inputs, hidden2, classes]`` then, for
+    each class in ``CLASS_NAMES``'s order, ``W1 b1 W2 b2`` and with a second layer ``W3 b3 W4
+    b4`` (``affine``'s layout; ``b4`` is zeros)."""
+    return HEADER + classes * _class_param_count(hidden, inputs, hidden2)
 
 
 def check_contact_race_params(params: np.ndarray) -> None:
     """Raises a ValueError unless ``params`` is a contact/race layout the kernel can read
     without bounds checks."""
-    if params.ndim != 1 or params.dtype != np.float64 or len(params) < 3:
+    if params.ndim != 1 or params.dtype != np.float64 or len(params) < HEADER:
         raise ValueError("contact/race network: not a flat float64 parameter array")
     if not np.all(np.isfinite(params)):
         raise ValueError("contact/race network: parameters that are not finite numbers")
-    hidden, inputs, hidden2 = params[0], params[1], params[2]
+    hidden, inputs, hidden2, classes = params[:HEADER]
     if hidden != int(hidden) or not 1 <= hidden <= MAX_WIDTH:
         raise ValueError(f"contact/race network: {hidden} hidden units; 1 to {MAX_WIDTH} are allowed")
     if inputs != int(inputs) or not 1 <= inputs <= INPUT_SIZE:
         raise ValueError(f"contact/race network: {inputs} inputs; 1 to {INPUT_SIZE} are allowed")
     if hidden2 != int(hidden2) or not 0 <= hidden2 <= MAX_WIDTH:
         raise ValueError(f"contact/race network: {hidden2} second-layer units; 0 to {MAX_WIDTH} are allowed")
-    expected = contact_race_param_count(int(hidden), int(inputs), int(hidden2))
+    if classes not in NETWORK_CLASSES:
+        raise ValueError(f"contact/race network: {classes} classes; {' or '.join(map(str, NETWORK_CLASSES))} "
+                         "are allowed")
+    expected = contact_race_param_count(int(hidden), int(inputs), int(hidden2), int(classes))
     if len(params) != expected:
-        raise ValueError(f"contact/race network: {len(params)} parameters where {int(hidden)} hidden "
-                         f"units over {int(inputs)} inputs and {int(hidden2)} second-layer units need {expected}")
+        raise ValueError(f"contact/race network: {len(params)} parameters where {int(classes)} classes of "
+                         f"{int(hidden)} hidden units over {int(inputs)} inputs and {int(hidden2)} "
+                         f"second-layer units need {expected}")
 
 
 @njit(cache=True)
@@ -671,7 +706,9 @@ def contact_race_value(state, seat, params):
     hidden = int(params[0])
     inputs = int(params[1])
     hidden2 = int(params[2])
-    at = 3 + position_class * _class_param_count(hidden, inputs, hidden2)
+    if position_class >= int(params[3]):  # no crashed network: the contact network's
+        position_class = CONTACT
+    at = HEADER + position_class * _class_param_count(hidden, inputs, hidden2)
     h = affine(x, params, at, inputs, hidden)
     for j in range(hidden):
         h[j] = _sigmoid(h[j])
