@@ -185,6 +185,26 @@ def lambda_returns(values: np.ndarray, sides: np.ndarray, final: np.ndarray, lam
     return targets
 
 
+def luck_free_returns(values: np.ndarray, searched: np.ndarray, sides: np.ndarray, lam: float) -> np.ndarray:
+    """Lambda-returns of one game's positions with the dice's luck taken out (gnubg's variance
+    reduction, here over a whole self-play game): ``values[t]`` is the network's value of
+    position t (the one taken), ``searched[t]`` its 1-ply search (``search_targets``: the value
+    of the next move averaged over every roll), both in the view of ``sides[t]``. The luck of a
+    roll is what the move it gave is worth beyond that average; the target is G(t) = S(t) +
+    lambda (G(t + 1) - V(t + 1)), and the last position's is its search, which scores the game's
+    end exactly. Every luck term has mean zero under the network's own play, so with lambda 1
+    this is a Monte Carlo return of that play without the variance of its dice, and with lambda 0
+    the search label. Clipped to [0, 1], as the network's outputs are."""
+    targets = np.empty_like(searched)
+    targets[-1] = searched[-1]
+    for t in range(len(values) - 2, -1, -1):
+        g_next, v_next = targets[t + 1], values[t + 1]
+        if sides[t + 1] != sides[t]:
+            g_next, v_next = flip(g_next), flip(v_next)
+        targets[t] = searched[t] + lam * (g_next - v_next)
+    return np.clip(targets, 0.0, 1.0)
+
+
 PLAY_SCORINGS = ("money", "single")
 
 
@@ -347,8 +367,8 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
     """``games`` self-play games, ``parallel`` at a time: every position taken, its class and its
     target (``targets``: "td", the TD(lambda) return; "search", the network's 1-ply search of the
     position, ``search_targets``; "rollout", ``rollout_targets`` of ``horizon`` moves and
-    ``trials`` trials per roll; the last two for a random ``label_share`` of the positions, the
-    others being left out), plus the games' lengths and points. Both sides move by ``scoring``'s
+    ``trials`` trials per roll; these two for a random ``label_share`` of the positions, the
+    others being left out; "variance-reduced", ``luck_free_returns`` of every position), plus the games' lengths and points. Both sides move by ``scoring``'s
     equity (``mover_equity``); the targets keep all five outcomes whatever it is. With an
     ``explore_share`` (TD(0) only) that share of the moves takes one of the next-best plays
     (``explore``): the position taken is learned from, and the position before it keeps the
@@ -385,11 +405,14 @@ def play_games(weights: list[tuple[np.ndarray, ...]], games: int, seed: Any, lam
                 if traj_x[g]:
                     sides = np.array(traj_side[g])
                     final = outcome_vector(rows[k], int(sides[-1]))
-                    if targets == "td":
+                    if targets in ("td", "variance-reduced"):
+                        values = np.stack(traj_v[g]).astype(np.float64)
+                        returns = (lambda_returns(values, sides, final, lam) if targets == "td" else
+                                   luck_free_returns(values, search_targets(weights, np.stack(traj_s[g]), scoring),
+                                                     sides, lam))
                         out_x.append(np.stack(traj_x[g]))
                         out_c.append(np.array(traj_c[g], np.int8))
-                        out_t.append(lambda_returns(np.stack(traj_v[g]).astype(np.float64), sides, final,
-                                                    lam).astype(np.float32))
+                        out_t.append(returns.astype(np.float32))
                     else:
                         keep = np.flatnonzero(rng.random(len(traj_s[g])) < label_share)
                         chosen = np.stack(traj_s[g])[keep]
@@ -431,7 +454,7 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
 
 
 # ----- the recipe --------------------------------------------------------------------------------
-TARGETS = ("td", "search", "rollout")
+TARGETS = ("td", "search", "rollout", "variance-reduced")
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
 _FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring",
@@ -539,7 +562,10 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--targets", choices=TARGETS, default="td",
                        help="td: TD(lambda) returns; search: each position's 1-ply search by the current "
                             "network (labels of far less variance, about 15x the CPU a labelled game); "
-                            "rollout: truncated rollouts of the current network (--horizon, --trials)")
+                            "rollout: truncated rollouts of the current network (--horizon, --trials); "
+                            "variance-reduced: TD(lambda) returns with the dice's luck taken out by a 1-ply "
+                            "search at every position (lambda 1: Monte Carlo returns of the network's play "
+                            "without the variance of the dice; about 15x the CPU a game)")
         p.add_argument("--label-share", type=float, default=1.0,
                        help="with --targets search or rollout: the share of positions labelled and learned from")
         p.add_argument("--horizon", type=int, default=_FIXED_DEFAULTS["horizon"],
@@ -582,7 +608,7 @@ class BackgammonRecipe(Recipe):
             raise ValueError(f"--hidden2 must lie in [0, {features.MAX_WIDTH}], not {args.hidden2}")
         if not 0.0 < args.label_share <= 1.0:
             raise ValueError(f"--label-share must lie in (0, 1], not {args.label_share}")
-        if args.targets == "td" and args.label_share != 1.0:
+        if args.targets in ("td", "variance-reduced") and args.label_share != 1.0:
             raise ValueError("--label-share applies to --targets search and rollout only")
         if args.targets != "rollout" and (args.horizon, args.trials) != (_FIXED_DEFAULTS["horizon"],
                                                                          _FIXED_DEFAULTS["trials"]):
@@ -646,7 +672,7 @@ class BackgammonRecipe(Recipe):
         return FIELDS + rate_fields(_opponents(args))
 
     def bar_label(self, game: Any, args: argparse.Namespace) -> str:
-        return f"backgammon {dict(td='TD(lambda)', search='search labels', rollout='rollout labels')[args.targets]}"
+        return f"backgammon {dict(td='TD(lambda)', search='search labels', rollout='rollout labels', **{'variance-reduced': 'luck-free returns'})[args.targets]}"
 
     def open(self, run: Run) -> None:
         run.state["window"] = self._new_window(run.progress["games"])
@@ -748,6 +774,8 @@ def _command(config: dict) -> str:
                 kind, fraction = changed_to if len(changed_to) == 2 else (changed_to[0], share)
         if kind == "td":
             return ""
+        if kind == "variance-reduced":
+            return " --targets variance-reduced"
         rollout = f" --horizon {config['horizon']} --trials {config['trials']}" if kind == "rollout" else ""
         return f" --targets {kind} --label-share {fraction}{rollout}"
 

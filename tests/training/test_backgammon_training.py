@@ -1,6 +1,7 @@
 """The contact/race trainer: targets, the networks' routing, exact resume, a tiny run that learns."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -463,6 +464,55 @@ def test_a_run_on_rollout_labels_resumes_exactly_and_keeps_its_rollouts(tmp_path
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
     assert card["command"].endswith("--epochs 2 --targets rollout --label-share 0.1 --horizon 3 --trials 1")
+
+
+def test_luck_free_returns_by_hand():
+    # three positions, the side to move next alternating: values V, searches S (each in its own
+    # side's view); G(2) = S(2), G(t) = S(t) + lambda (flip(G(t + 1)) - flip(V(t + 1)))
+    rng = np.random.default_rng(4)
+    values, searched = rng.uniform(0.1, 0.4, (3, 5)), rng.uniform(0.1, 0.4, (3, 5))
+    sides = np.array([0, 1, 0])
+    for lam in (0.0, 0.5, 1.0):
+        g2 = searched[2]
+        g1 = searched[1] + lam * (T.flip(g2) - T.flip(values[2]))
+        g0 = searched[0] + lam * (T.flip(g1) - T.flip(values[1]))
+        np.testing.assert_allclose(T.luck_free_returns(values, searched, sides, lam),
+                                   np.clip([g0, g1, g2], 0, 1), atol=1e-12)
+    # lambda 0: the search labels themselves; a network that agrees with its own search: no luck
+    np.testing.assert_allclose(T.luck_free_returns(values, searched, sides, 0.0), searched)
+    # a move that keeps the side to move (the opponent could not move): no flip
+    same = np.array([0, 0, 1])
+    got = T.luck_free_returns(values, searched, same, 1.0)
+    g1 = searched[1] + T.flip(searched[2]) - T.flip(values[2])
+    np.testing.assert_allclose(got[1], g1)
+    np.testing.assert_allclose(got[0], np.clip(searched[0] + g1 - values[1], 0, 1))
+    # clipped to what the network's outputs can be
+    assert T.luck_free_returns(np.zeros((2, 5)), np.full((2, 5), 0.9), np.array([0, 1]), 1.0).max() <= 1.0
+
+
+def test_variance_reduced_self_play_targets_have_little_noise():
+    """On the shipped network's own games, the luck-free Monte Carlo returns (lambda 1) stay far
+    closer to the network's values than the plain Monte Carlo returns of the same games: the
+    dice's luck is what they take out."""
+    net = load_value_net(Path(T.__file__).parents[1] / "agents" / "weights" / "backgammon_net.pt", "backgammon")
+    weights = T.numpy_weights(net)
+    plain = T.play_games(weights, 6, seed=9, lam=1.0, parallel=6)
+    reduced = T.play_games(weights, 6, seed=9, lam=1.0, parallel=6, targets="variance-reduced")
+    np.testing.assert_array_equal(plain["x"], reduced["x"])  # the same games: the searches draw no dice
+    x, classes = torch.from_numpy(plain["x"]), torch.from_numpy(plain["classes"].astype(np.int64))
+    with torch.no_grad():
+        win = torch.sigmoid(net.logits(x, classes))[:, 0].numpy()
+    plain_gap = np.abs(plain["targets"][:, 0] - win).mean()
+    reduced_gap = np.abs(reduced["targets"][:, 0] - win).mean()
+    assert reduced_gap < plain_gap / 3, (reduced_gap, plain_gap)
+    assert ((reduced["targets"] >= 0) & (reduced["targets"] <= 1)).all()
+
+
+def test_a_variance_reduced_run_records_its_targets(tmp_path):
+    card = engine.train("backgammon", _args(tmp_path / "vr", 4, "--targets", "variance-reduced", "--lam", "1"))
+    assert card["command"].endswith("--targets variance-reduced")
+    with pytest.raises(ValueError, match="label-share"):
+        engine.train("backgammon", _args(tmp_path / "bad", 4, "--targets", "variance-reduced", "--label-share", "0.5"))
 
 
 @pytest.mark.slow
