@@ -26,7 +26,9 @@ picks, averaged: ``search_targets``) for a ``--label-share`` of the positions: l
 variance than a game's return, at about 15 times the CPU of a TD game per labelled game. With
 ``--targets rollout`` the label is a truncated rollout (gnubg's way of labelling its training
 positions): each of the 21 first rolls played out ``--trials`` times by the network for
-``--horizon`` moves, then scored by the network (``rollout_targets``). ``--epochs`` passes of Adam
+``--horizon`` moves, then scored by the network (``rollout_targets``). With ``--targets
+variance-reduced`` every position is searched 1 ply deep and its TD(lambda) return has the
+dice's luck taken out (``luck_free_returns``). ``--epochs`` passes of Adam
 go over each round's positions. Each worker's dice come from a seed of (seed, round, worker), so
 a run gives the same network for a seed whatever the timing, and ``--resume`` continues exactly.
 
