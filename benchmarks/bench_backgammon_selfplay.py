@@ -30,6 +30,7 @@ from plies.training import backgammon as trainer
 def numpy_forward(weights: list[tuple[np.ndarray, ...]], x: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """The workers' forward pass as it was in numpy (kept here as the comparison)."""
     out = np.empty((len(x), trainer.OUTPUTS), np.float32)
+    classes = features.network_classes(classes, len(weights))
     for k, layers in enumerate(weights):
         rows = np.flatnonzero(classes == k)
         if len(rows):

@@ -393,8 +393,8 @@ def BackgammonNet(**config: Any):  # noqa: N802
 
 
 def ContactRaceNet(**config: Any):  # noqa: N802
-    """The backgammon contact and race networks (``hidden`` units each over ``inputs`` inputs, and
-    ``hidden2`` units of a second layer if set)."""
+    """The backgammon contact and race networks, and with ``classes=3`` a crashed one (``hidden``
+    units each over ``inputs`` inputs, and ``hidden2`` units of a second layer if set)."""
     return _LazyModule.get("ContactRaceNet")(**config)
 
 

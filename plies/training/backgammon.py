@@ -1,4 +1,4 @@
-"""``plies train backgammon``: the contact and race networks, trained by TD(lambda) self-play.
+"""``plies train backgammon``: the contact and race (and crashed) networks, trained by self-play.
 
 The training engine's recipe for backgammon (``RECIPE``, named by the game's declaration): the
 engine (``plies.training.engine``) runs the rounds, checkpoints, resume, metrics, evaluations
@@ -193,8 +193,9 @@ def luck_free_returns(values: np.ndarray, searched: np.ndarray, sides: np.ndarra
     position t (the one taken), ``searched[t]`` its 1-ply search (``search_targets``: the value
     of the next move averaged over every roll), both in the view of ``sides[t]``. The luck of a
     roll is what the move it gave is worth beyond that average; the target is G(t) = S(t) +
-    lambda (G(t + 1) - V(t + 1)), and the last position's is its search, which scores the game's
-    end exactly. Every luck term has mean zero under the network's own play, so with lambda 1
+    lambda (G(t + 1) - V(t + 1)), and the last position's is its search (the luck of the roll that
+    ended the game is taken out too: the rolls that would not have ended it are scored by the
+    network). Every luck term has mean zero under the network's own play, so with lambda 1
     this is a Monte Carlo return of that play without the variance of its dice, and with lambda 0
     the search label. Clipped to [0, 1], as the network's outputs are."""
     targets = np.empty_like(searched)

@@ -45,7 +45,7 @@ def main() -> None:
     mover = (np.arange(len(states)) % 2).astype(np.int64)
     inputs, classes = features.encode(states, mover)
     np.savez_compressed(args.out, states=states, mover=mover, inputs=inputs, classes=classes)
-    print(f"{len(states)} positions ({int((classes == features.CONTACT).sum())} contact) -> {args.out}")
+    print(f"{len(states)} positions ({int((classes != features.RACE).sum())} contact) -> {args.out}")
 
 
 if __name__ == "__main__":

@@ -478,8 +478,11 @@ def test_luck_free_returns_by_hand():
         g0 = searched[0] + lam * (T.flip(g1) - T.flip(values[1]))
         np.testing.assert_allclose(T.luck_free_returns(values, searched, sides, lam),
                                    np.clip([g0, g1, g2], 0, 1), atol=1e-12)
-    # lambda 0: the search labels themselves; a network that agrees with its own search: no luck
+    # lambda 0: the search labels themselves
     np.testing.assert_allclose(T.luck_free_returns(values, searched, sides, 0.0), searched)
+    # a network whose values agree with its own searches: every move's luck cancels, whatever lambda
+    for lam in (0.5, 1.0):
+        np.testing.assert_allclose(T.luck_free_returns(searched, searched, sides, lam), searched, atol=1e-12)
     # a move that keeps the side to move (the opponent could not move): no flip
     same = np.array([0, 0, 1])
     got = T.luck_free_returns(values, searched, same, 1.0)
