@@ -457,7 +457,9 @@ def _worker_round(job: tuple) -> dict[str, np.ndarray]:
 
 
 # ----- the recipe --------------------------------------------------------------------------------
-TARGETS = ("td", "search", "rollout", "variance-reduced")
+TARGET_LABELS = {"td": "TD(lambda)", "search": "search labels", "rollout": "rollout labels",
+                 "variance-reduced": "luck-free returns"}
+TARGETS = tuple(TARGET_LABELS)
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
 _FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring",
@@ -675,7 +677,7 @@ class BackgammonRecipe(Recipe):
         return FIELDS + rate_fields(_opponents(args))
 
     def bar_label(self, game: Any, args: argparse.Namespace) -> str:
-        return f"backgammon {dict(td='TD(lambda)', search='search labels', rollout='rollout labels', **{'variance-reduced': 'luck-free returns'})[args.targets]}"
+        return f"backgammon {TARGET_LABELS[args.targets]}"
 
     def open(self, run: Run) -> None:
         run.state["window"] = self._new_window(run.progress["games"])
@@ -786,11 +788,11 @@ def _command(config: dict) -> str:
     scoring = config.get("play_scoring", "money")
     scoring = f" --play-scoring {scoring}" if scoring != "money" else ""
     explore_flag = f" --explore {config['explore']}" if config.get("explore", 0.0) else ""
-    second = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
-    second += f" --classes {config['classes']}" if config.get("classes", 2) != 2 else ""
+    shape = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
+    shape += f" --classes {config['classes']}" if config.get("classes", 2) != 2 else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
-        f"--inputs {config.get('inputs', features.BASE_INPUTS)}{second} --lr {lr} "
+        f"--inputs {config.get('inputs', features.BASE_INPUTS)}{shape} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
         f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{explore_flag}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network

@@ -20,10 +20,10 @@ from every point a checker could stand on. Networks trained before read only a p
 
 The position's class picks the network: once every checker of one side has passed every
 checker of the other, no checker can be hit again and a separate race network takes over; a
-contact position where a side has crashed (at most six checkers still in play, ``crashed``) is
-its own class for networks that have a third one (``CRASHED``, ``_crashed``; networks of two
-classes read it as contact, ``network_classes``). Everything is compiled and batched: ``encode(states, mover)`` fills one row per
-state.
+contact position where a side has crashed (at most six checkers still in play, ``_crashed``)
+is its own class, ``CRASHED``, for networks that have a third one (networks of two classes read
+it as contact: ``network_classes``). Everything is compiled and batched: ``encode(states,
+mover)`` fills one row per state.
 """
 
 from __future__ import annotations
