@@ -501,8 +501,9 @@ def widen_into(model, source) -> None:
     which then starts where the contact network stands); the other units keep their random input weights and get zero outgoing
     weights, and the other inputs get zero weights into the copied units, so ``model`` computes
     what ``source`` computes (and the new units and inputs learn from the first step on). A
-    second layer (``hidden2``) is copied when ``source`` has one of the same size over as many
-    hidden units; one that ``source`` lacks keeps its random weights and its zero output weights."""
+    second layer (``hidden2``) is copied when ``source`` has one of the same size, with zero
+    weights from any new hidden units; one that ``source`` lacks keeps its random weights and its
+    zero output weights."""
     torch = require_torch()
     if getattr(source, "arch", None) != model.arch:
         raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
@@ -513,9 +514,9 @@ def widen_into(model, source) -> None:
         raise ValueError(f"--init-from reads {source.inputs} inputs, more than --inputs {model.inputs}")
     if len(source.nets) > len(model.nets):
         raise ValueError(f"--init-from has {len(source.nets)} classes, more than --classes {len(model.nets)}")
-    if source.hidden2 and (source.hidden2 != model.hidden2 or small != big):
-        raise ValueError(f"--init-from has a second layer of {source.hidden2} units over {small}: the new "
-                         f"network needs the same (--hidden2 {source.hidden2} --hidden {small})")
+    if source.hidden2 and source.hidden2 != model.hidden2:
+        raise ValueError(f"--init-from has a second layer of {source.hidden2} units: the new network "
+                         f"needs the same (--hidden2 {source.hidden2})")
     # each of the model's classes from the source's network of that class, or its contact one
     sources = [k if k < len(source.nets) else features.CONTACT for k in range(len(model.nets))]
     with torch.no_grad():
@@ -529,7 +530,11 @@ def widen_into(model, source) -> None:
             new[2].bias.copy_(old[2].bias)
         if source.hidden2:  # else a new second layer keeps the zero output weights it was built with
             for k, new in zip(sources, model.second):
-                new.load_state_dict(source.second[k].state_dict())
+                old = source.second[k]
+                new[0].weight.zero_()  # the new hidden units feed the second layer nothing at first
+                new[0].weight[:, :small] = old[0].weight
+                new[0].bias.copy_(old[0].bias)
+                new[2].weight.copy_(old[2].weight)
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
@@ -597,8 +602,8 @@ class BackgammonRecipe(Recipe):
                        help="comma-separated agent specs to evaluate against")
         p.add_argument("--init-from", type=Path,
                        help="a new run starts from this network (weights or checkpoint, as many or fewer "
-                            "hidden units and inputs; one with a second layer needs the same --hidden and "
-                            "--hidden2): its units are copied, extra units start with zero outgoing weights, "
+                            "hidden units and inputs; one with a second layer needs the same --hidden2): its "
+                            "units are copied, extra units start with zero outgoing weights, "
                             "extra inputs with zero weights and a new second layer with zero output weights, "
                             "so the new network plays exactly as the old one at first")
 

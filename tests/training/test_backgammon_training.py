@@ -588,6 +588,11 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     torch.testing.assert_close(crashed(x, classes), trained(x, classes), rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match="more than --classes"):
         T.widen_into(ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5), crashed)
+    # more hidden units under the same second layer: the new units feed it nothing at first
+    wider = ContactRaceNet(hidden=20, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(wider, trained)
+    torch.testing.assert_close(wider(x, classes), trained(x, classes), rtol=0, atol=1e-6)
+    assert wider.second[0][0].weight[:, 12:].abs().sum() == 0
 
 
 def test_a_crashed_network_learns_its_own_positions(tmp_path):
