@@ -495,7 +495,10 @@ def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: 
     return total / max(steps, 1)
 
 
-def widen_into(model, source) -> None:
+WIDEN_KINDS = ("zero", "split")
+
+
+def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float = 0.01) -> None:
     """Copy ``source``'s networks into ``model``'s first hidden units and first inputs (a
     two-class ``source``'s contact network into a three-class ``model``'s crashed network too,
     which then starts where the contact network stands); the other units keep their random input weights and get zero outgoing
@@ -503,8 +506,17 @@ def widen_into(model, source) -> None:
     what ``source`` computes (and the new units and inputs learn from the first step on). A
     second layer (``hidden2``) is copied when ``source`` has one of the same size, with zero
     weights from any new hidden units; one that ``source`` lacks keeps its random weights and its
-    zero output weights."""
+    zero output weights.
+
+    ``widen="split"`` fills the new hidden units by splitting the copied ones instead (Net2Net's
+    widening): new unit ``j`` copies unit ``j mod H`` of the source's ``H``, with Gaussian noise of
+    ``noise`` times that unit's weight spread on its input weights so the copies can part, and
+    each copied unit's outgoing weights are shared out equally among its copies. The new units are
+    useful features from the first step (zero outgoing weights leave them untrained: their input
+    weights' gradients are proportional to those weights); the outputs move only by the noise."""
     torch = require_torch()
+    if widen not in WIDEN_KINDS:
+        raise ValueError(f"--widen is one of {', '.join(WIDEN_KINDS)}, not {widen!r}")
     if getattr(source, "arch", None) != model.arch:
         raise ValueError(f"--init-from needs a {model.arch!r} network, not {getattr(source, 'arch', None)!r}")
     small, big = source.config["hidden"], model.config["hidden"]
@@ -535,6 +547,28 @@ def widen_into(model, source) -> None:
                 new[0].weight[:, :small] = old[0].weight
                 new[0].bias.copy_(old[0].bias)
                 new[2].weight.copy_(old[2].weight)
+        if widen == "split" and big > small:
+            _split_new_units(model, small, torch.Generator().manual_seed(seed), noise)
+
+
+def _split_new_units(model, small: int, generator, noise: float) -> None:
+    """``widen_into``'s split: unit ``j >= small`` becomes a noisy copy of unit ``j % small``, and
+    the weights out of each original unit (to the outputs and the second layer) are divided among
+    its copies, so the sum they feed forward is unchanged."""
+    torch = require_torch()
+    big = model.config["hidden"]
+    origin = torch.arange(big) % small
+    copies = torch.bincount(origin, minlength=small).to(torch.float32)
+    new_units = torch.arange(small, big)
+    with torch.no_grad():
+        for k, net in enumerate(model.nets):
+            rows = net[0].weight[origin[new_units]]
+            spread = rows.std(dim=1, keepdim=True)
+            net[0].weight[new_units] = rows + noise * spread * torch.randn(rows.shape, generator=generator)
+            net[0].bias[new_units] = net[0].bias[origin[new_units]]
+            outgoing = [net[2].weight] + ([model.second[k][0].weight] if model.hidden2 else [])
+            for weight in outgoing:
+                weight.copy_(weight[:, origin] / copies[origin])
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
@@ -606,6 +640,10 @@ class BackgammonRecipe(Recipe):
                             "units are copied, extra units start with zero outgoing weights, "
                             "extra inputs with zero weights and a new second layer with zero output weights, "
                             "so the new network plays exactly as the old one at first")
+        p.add_argument("--widen", choices=WIDEN_KINDS, default="zero",
+                       help="with --init-from a network of fewer hidden units: 'zero' (new units start "
+                            "with zero outgoing weights) or 'split' (each new unit a noisy copy of an old "
+                            "one, which shares its outgoing weights with it: the new units learn at once)")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
         for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games", "horizon", "trials",
@@ -632,6 +670,8 @@ class BackgammonRecipe(Recipe):
         if args.explore and (args.targets != "td" or args.lam != 0.0):
             raise ValueError("--explore needs --targets td and --lam 0 (TD(0)): a longer return would carry "
                              "the exploring moves' luck into the targets")
+        if args.widen != "zero" and args.init_from is None:
+            raise ValueError("--widen applies to a run that starts --init-from a network")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
         return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2, classes=args.classes).config
@@ -671,9 +711,11 @@ class BackgammonRecipe(Recipe):
 
     def start_fresh(self, run: Run) -> None:
         if run.args.init_from is not None:
-            widen_into(run.model, load_value_net(run.args.init_from, GAME))
+            widen_into(run.model, load_value_net(run.args.init_from, GAME), run.args.widen, run.args.seed)
             run.optimizer = self.new_optimizer(run.model, run.args)
             run.config["init_from"] = str(run.args.init_from)
+            if run.args.widen != "zero":
+                run.config["widen"] = run.args.widen
 
     def total(self, args: argparse.Namespace) -> int:
         return args.games
@@ -802,6 +844,7 @@ def _command(config: dict) -> str:
         f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{explore_flag}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network
         first, sep, rest = command.partition(" && ")
-        command = f"{first} --init-from {config['init_from']}{sep}{rest}"
+        widen = f" --widen {config['widen']}" if config.get("widen", "zero") != "zero" else ""
+        command = f"{first} --init-from {config['init_from']}{widen}{sep}{rest}"
     return command
 

@@ -574,6 +574,7 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     engine.train("backgammon", _args(tmp_path / "deep", 4, "--hidden", "12", "--hidden2", "5",
                                      "--init-from", str(tmp_path / "small" / "backgammon_net.pt")))
     assert "--hidden2 5" in (tmp_path / "deep" / "backgammon_net.json").read_text()
+    assert "--widen" not in (tmp_path / "deep" / "backgammon_net.json").read_text()
     trained = load_value_net(tmp_path / "deep" / "backgammon_net.pt", "backgammon")
     assert trained.config == {"hidden": 12, "inputs": features.INPUT_SIZE, "hidden2": 5}
     for layer in trained.second:  # the second layer's output weights left zero: it learns
@@ -593,6 +594,25 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     T.widen_into(wider, trained)
     torch.testing.assert_close(wider(x, classes), trained(x, classes), rtol=0, atol=1e-6)
     assert wider.second[0][0].weight[:, 12:].abs().sum() == 0
+
+    # split widening: each new unit a copy of an old one that shares its outgoing weights; without
+    # noise the outputs are the same, with it the copies differ and the outputs move only a little
+    exact = ContactRaceNet(hidden=30, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(exact, trained, "split", noise=0.0)
+    torch.testing.assert_close(exact(x, classes), trained(x, classes), rtol=0, atol=1e-5)
+    torch.testing.assert_close(exact.nets[0][0].weight[24:30], exact.nets[0][0].weight[:6])
+    split = ContactRaceNet(hidden=30, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(split, trained, "split", seed=3)
+    assert not torch.equal(split.nets[0][0].weight[12:24], split.nets[0][0].weight[:12])
+    assert (split(x, classes) - trained(x, classes)).abs().max() < 0.05
+    assert split.nets[1][2].weight[:, 12:].abs().sum() > 0  # the new units feed the outputs at once
+    with pytest.raises(ValueError, match="--widen is one of"):
+        T.widen_into(split, trained, "grow")
+    engine.train("backgammon", _args(tmp_path / "split", 4, "--hidden", "24", "--hidden2", "5", "--widen", "split",
+                                     "--init-from", str(tmp_path / "deep" / "backgammon_net.pt")))
+    assert "--widen split" in (tmp_path / "split" / "backgammon_net.json").read_text()
+    with pytest.raises(ValueError, match="--widen applies"):
+        engine.train("backgammon", _args(tmp_path / "alone", 4, "--widen", "split"))
 
 
 def test_a_crashed_network_learns_its_own_positions(tmp_path):
