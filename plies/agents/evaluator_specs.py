@@ -54,9 +54,10 @@ class NetworkWeights:
 
 def check_eval_spec(name: str) -> None:
     """Fail when the agent is built, not at its first move: an ``eval=FILE.pt`` must be a
-    readable plies weights file (checked by its SHA-256, loaded without running code)."""
+    readable plies weights file or training checkpoint (checked by its SHA-256, loaded without
+    running code)."""
     if name.endswith(".pt"):
-        load_torch(name, "weights")
+        load_torch(name, ("weights", "checkpoint"))
 
 
 def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluator:

@@ -25,7 +25,8 @@ from plies.games.dice_wars import rules as dw_rules  # noqa: E402
 from plies.games.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
 from plies.games.dice_wars.state import DiceWarsState  # noqa: E402
 from plies.games.state import sample_chance  # noqa: E402
-from plies.training.common import save_weights  # noqa: E402
+from plies.files import DamagedFileError, save_torch  # noqa: E402
+from plies.training.common import save_checkpoint, save_weights  # noqa: E402
 
 
 def counting(model):
@@ -140,6 +141,14 @@ def test_eval_net_specs_load_a_weights_file(tmp_path):
     dw = make(f"dw_expectiminimax:depth=1,eval={path}", seed=0)
     with pytest.raises(ValueError, match="not one for dice_wars"):
         dw.act(DiceWarsState.initial(np.random.default_rng(0)))
+    # a training checkpoint plays as its network; a plies file of another kind is refused
+    model = BackgammonNet(hidden=8)
+    save_checkpoint(tmp_path / "checkpoint.pt", model, None, {}, {"games": 0}, np.random.default_rng(0))
+    from_checkpoint = make(f"expectiminimax:depth=1,eval={tmp_path / 'checkpoint.pt'}", seed=0)
+    assert from_checkpoint.act(state) in state.legal_actions()
+    save_torch({"x": 1}, tmp_path / "other.pt", "other")
+    with pytest.raises(DamagedFileError, match="not a weights or checkpoint"):
+        make(f"expectiminimax:depth=1,eval={tmp_path / 'other.pt'}", seed=0)
 
 
 def test_missing_weights_and_missing_torch_say_what_to_do(monkeypatch, tmp_path):
