@@ -18,6 +18,7 @@ from plies.agents.value_net import (  # noqa: E402
     NetEvaluator,
     load_value_net,
 )
+from plies.files import DamagedFileError, save_torch  # noqa: E402
 from plies.games.backgammon import rules as bg_rules  # noqa: E402
 from plies.games.backgammon.features import td_gammon_encode  # noqa: E402
 from plies.games.backgammon.state import BackgammonState  # noqa: E402
@@ -25,7 +26,6 @@ from plies.games.dice_wars import rules as dw_rules  # noqa: E402
 from plies.games.dice_wars.probabilities import ATTACK_WIN  # noqa: E402
 from plies.games.dice_wars.state import DiceWarsState  # noqa: E402
 from plies.games.state import sample_chance  # noqa: E402
-from plies.files import DamagedFileError, save_torch  # noqa: E402
 from plies.training.common import save_checkpoint, save_weights  # noqa: E402
 
 
