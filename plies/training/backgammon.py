@@ -511,9 +511,10 @@ def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float =
     ``widen="split"`` fills the new hidden units by splitting the copied ones instead (Net2Net's
     widening): new unit ``j`` copies unit ``j mod H`` of the source's ``H``, with Gaussian noise of
     ``noise`` times that unit's weight spread on its input weights so the copies can part, and
-    each copied unit's outgoing weights are shared out equally among its copies. The new units are
-    useful features from the first step (zero outgoing weights leave them untrained: their input
-    weights' gradients are proportional to those weights); the outputs move only by the noise."""
+    each copied unit's outgoing weights are shared out equally among its copies. The new units get
+    gradients from the first step (zero outgoing weights leave them untrained: their input
+    weights' gradients are proportional to those weights); the outputs move only by the noise.
+    At a small Adam step the copies move with their originals and part only slowly."""
     torch = require_torch()
     if widen not in WIDEN_KINDS:
         raise ValueError(f"--widen is one of {', '.join(WIDEN_KINDS)}, not {widen!r}")
@@ -643,7 +644,8 @@ class BackgammonRecipe(Recipe):
         p.add_argument("--widen", choices=WIDEN_KINDS, default="zero",
                        help="with --init-from a network of fewer hidden units: 'zero' (new units start "
                             "with zero outgoing weights) or 'split' (each new unit a noisy copy of an old "
-                            "one, which shares its outgoing weights with it: the new units learn at once)")
+                            "one, which shares its outgoing weights with it: the new units get gradients at "
+                            "once, though at a small step the copies stay close to their originals)")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
         for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games", "horizon", "trials",
