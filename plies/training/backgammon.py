@@ -527,6 +527,8 @@ def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float =
         raise ValueError(f"--init-from reads {source.inputs} inputs, more than --inputs {model.inputs}")
     if len(source.nets) > len(model.nets):
         raise ValueError(f"--init-from has {len(source.nets)} classes, more than --classes {len(model.nets)}")
+    if widen == "split" and big == small:
+        raise ValueError(f"--widen split needs more --hidden than the {small} units of --init-from's network")
     if source.hidden2 and source.hidden2 != model.hidden2:
         raise ValueError(f"--init-from has a second layer of {source.hidden2} units: the new network "
                          f"needs the same (--hidden2 {source.hidden2})")
@@ -548,7 +550,7 @@ def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float =
                 new[0].weight[:, :small] = old[0].weight
                 new[0].bias.copy_(old[0].bias)
                 new[2].weight.copy_(old[2].weight)
-        if widen == "split" and big > small:
+        if widen == "split":
             _split_new_units(model, small, torch.Generator().manual_seed(seed), noise)
 
 

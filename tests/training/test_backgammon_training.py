@@ -608,6 +608,8 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     assert split.nets[1][2].weight[:, 12:].abs().sum() > 0  # the new units feed the outputs at once
     with pytest.raises(ValueError, match="--widen is one of"):
         T.widen_into(split, trained, "grow")
+    with pytest.raises(ValueError, match="needs more --hidden than the 12 units"):
+        T.widen_into(ContactRaceNet(hidden=12, inputs=features.INPUT_SIZE, hidden2=5), trained, "split")
     engine.train("backgammon", _args(tmp_path / "split", 4, "--hidden", "24", "--hidden2", "5", "--widen", "split",
                                      "--init-from", str(tmp_path / "deep" / "backgammon_net.pt")))
     assert "--widen split" in (tmp_path / "split" / "backgammon_net.json").read_text()
