@@ -463,9 +463,11 @@ TARGETS = tuple(TARGET_LABELS)
 FIELDS = ["games", "round", "positions", "loss", "race_share", "moves_per_game", "gammon_rate",
           "seconds", "games_per_second"]
 _FIXED = ("lam", "seed", "workers", "round_games", "batch", "horizon", "trials", "epochs", "play_scoring",
-          "explore")
+          "explore", "new_unit_step")
 # what runs made before these settings existed used
-_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1, "play_scoring": "money", "explore": 0.0}
+_FIXED_DEFAULTS = {"horizon": 10, "trials": 1, "epochs": 1, "play_scoring": "money", "explore": 0.0,
+                   "new_unit_step": 1.0}
+MAX_UNIT_STEP = 1000.0
 _HELP = __doc__
 
 
@@ -477,7 +479,7 @@ def evaluate(weights: Path, opponent: str, games: int, seed: int, workers: int) 
 
 
 def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: np.random.Generator,
-         epochs: int = 1) -> float:
+         epochs: int = 1, unit_steps: ScaledUnitSteps | None = None) -> float:
     x = torch.from_numpy(data["x"])
     classes = torch.from_numpy(data["classes"].astype(np.int64))
     targets = torch.from_numpy(data["targets"])
@@ -489,13 +491,42 @@ def _fit(model, optimizer, torch, data: dict[str, np.ndarray], batch: int, rng: 
         loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, targets[rows])
         optimizer.zero_grad()
         loss.backward()
-        optimizer.step()
+        if unit_steps is None:
+            optimizer.step()
+        else:
+            unit_steps.step(optimizer)
         total += loss.item()
         steps += 1
     return total / max(steps, 1)
 
 
-WIDEN_KINDS = ("zero", "split")
+WIDEN_KINDS = ("zero", "split", "random")
+
+
+class ScaledUnitSteps:
+    """Makes the optimiser's steps on the hidden units from ``first`` on ``scale`` times as large
+    as on the others: their input weights and biases, and their weights into the outputs and the
+    second layer. Adam has one step size per tensor, and these units are rows and columns of the
+    same tensors as the old ones, so each step's change to them is multiplied afterwards; Adam
+    normalises each gradient by its own size, so this is a per-weight step size."""
+
+    def __init__(self, model, first: int, scale: float) -> None:
+        self.scale = float(scale)
+        rows, columns = (slice(first, None),), (slice(None), slice(first, None))
+        self.parts = []  # (parameter, the index of the new units' part of it)
+        for k, net in enumerate(model.nets):
+            self.parts += [(net[0].weight, rows), (net[0].bias, rows), (net[2].weight, columns)]
+            if model.hidden2:
+                self.parts.append((model.second[k][0].weight, columns))
+
+    def step(self, optimizer) -> None:
+        torch = require_torch()
+        with torch.no_grad():
+            before = [param[index].clone() for param, index in self.parts]
+        optimizer.step()
+        with torch.no_grad():
+            for (param, index), old in zip(self.parts, before):
+                param[index] = old + self.scale * (param[index] - old)
 
 
 def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float = 0.01) -> None:
@@ -514,7 +545,12 @@ def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float =
     each copied unit's outgoing weights are shared out equally among its copies. The new units get
     gradients from the first step (zero outgoing weights leave them untrained: their input
     weights' gradients are proportional to those weights); the outputs move only by the noise.
-    At a small Adam step the copies move with their originals and part only slowly."""
+    At a small Adam step the copies move with their originals and part only slowly.
+
+    ``widen="random"`` keeps the new units' outgoing weights at zero, as ``"zero"`` does, but draws
+    their input weights at the copied units' spread (each input's own) and their biases from the
+    copied units' biases, so that they respond to the position from the start rather than sit
+    near the middle of their sigmoid."""
     torch = require_torch()
     if widen not in WIDEN_KINDS:
         raise ValueError(f"--widen is one of {', '.join(WIDEN_KINDS)}, not {widen!r}")
@@ -552,6 +588,23 @@ def widen_into(model, source, widen: str = "zero", seed: int = 0, noise: float =
                 new[2].weight.copy_(old[2].weight)
         if widen == "split":
             _split_new_units(model, small, torch.Generator().manual_seed(seed), noise)
+        elif widen == "random" and big > small:
+            _draw_new_units(model, small, torch.Generator().manual_seed(seed))
+
+
+def _draw_new_units(model, small: int, generator) -> None:
+    """``widen_into``'s random: the input weights of units ``small`` on drawn from a normal
+    distribution with each input's spread over the copied units, their biases from the copied
+    units' biases."""
+    torch = require_torch()
+    big = model.config["hidden"]
+    with torch.no_grad():
+        for net in model.nets:
+            copied = net[0].weight[:small]
+            spread = copied.std(dim=0, keepdim=True) if small > 1 else copied.abs()
+            net[0].weight[small:] = spread * torch.randn((big - small, copied.shape[1]), generator=generator)
+            pick = torch.randint(0, small, (big - small,), generator=generator)
+            net[0].bias[small:] = net[0].bias[pick]
 
 
 def _split_new_units(model, small: int, generator, noise: float) -> None:
@@ -647,7 +700,12 @@ class BackgammonRecipe(Recipe):
                        help="with --init-from a network of fewer hidden units: 'zero' (new units start "
                             "with zero outgoing weights) or 'split' (each new unit a noisy copy of an old "
                             "one, which shares its outgoing weights with it: the new units get gradients at "
-                            "once, though at a small step the copies stay close to their originals)")
+                            "once, though at a small step the copies stay close to their originals) or "
+                            "'random' (zero outgoing weights, input weights drawn at the old units' spread)")
+        p.add_argument("--new-unit-step", type=float, default=_FIXED_DEFAULTS["new_unit_step"],
+                       help="with --init-from a network of fewer hidden units: the new units' weights (in and "
+                            "out) step this many times --lr, so that they learn at a larger step than the "
+                            "trained units they join")
 
     def check_args(self, game: Any, args: argparse.Namespace) -> None:
         for name in ("games", "hidden", "batch", "round_games", "checkpoint_every", "eval_games", "horizon", "trials",
@@ -676,6 +734,10 @@ class BackgammonRecipe(Recipe):
                              "the exploring moves' luck into the targets")
         if args.widen != "zero" and args.init_from is None:
             raise ValueError("--widen applies to a run that starts --init-from a network")
+        if not 0.0 < args.new_unit_step <= MAX_UNIT_STEP:
+            raise ValueError(f"--new-unit-step must lie in (0, {MAX_UNIT_STEP:g}], not {args.new_unit_step}")
+        if args.new_unit_step != 1.0 and args.init_from is None and not args.resume:
+            raise ValueError("--new-unit-step applies to a run that starts --init-from a network")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
         return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2, classes=args.classes).config
@@ -687,7 +749,7 @@ class BackgammonRecipe(Recipe):
         return {k: getattr(args, k) for k in ("games", "hidden", "inputs", "hidden2", "classes", "lr", "lam", "batch", "seed", "workers",
                                               "round_games", "eval_every", "eval_games", "opponent", "targets",
                                               "label_share", "horizon", "trials", "epochs", "play_scoring",
-                                              "explore")}
+                                              "explore", "new_unit_step")}
 
     def new_progress(self) -> dict[str, Any]:
         return {"games": 0, "round": 0, "positions": 0, "seconds": 0.0}
@@ -715,11 +777,17 @@ class BackgammonRecipe(Recipe):
 
     def start_fresh(self, run: Run) -> None:
         if run.args.init_from is not None:
-            widen_into(run.model, load_value_net(run.args.init_from, GAME), run.args.widen, run.args.seed)
+            source = load_value_net(run.args.init_from, GAME)
+            if run.args.new_unit_step != 1.0 and source.config["hidden"] >= run.args.hidden:
+                raise ValueError(f"--new-unit-step needs more --hidden than the {source.config['hidden']} units "
+                                 "of --init-from's network: it sets the step of the new units")
+            widen_into(run.model, source, run.args.widen, run.args.seed)
             run.optimizer = self.new_optimizer(run.model, run.args)
             run.config["init_from"] = str(run.args.init_from)
             if run.args.widen != "zero":
                 run.config["widen"] = run.args.widen
+            if run.args.new_unit_step != 1.0:
+                run.config["new_units_from"] = source.config["hidden"]
 
     def total(self, args: argparse.Namespace) -> int:
         return args.games
@@ -732,6 +800,9 @@ class BackgammonRecipe(Recipe):
 
     def open(self, run: Run) -> None:
         run.state["window"] = self._new_window(run.progress["games"])
+        step = run.config.get("new_unit_step", 1.0)
+        run.state["unit_steps"] = (ScaledUnitSteps(run.model, run.config["new_units_from"], step)
+                                   if step != 1.0 else None)
 
     @staticmethod
     def _new_window(games: int) -> dict[str, Any]:
@@ -748,7 +819,8 @@ class BackgammonRecipe(Recipe):
                 for w in range(args.workers)]
         results = run.rounds(jobs)
         data = {k: np.concatenate([r[k] for r in results]) for k in results[0]}
-        loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng, args.epochs)
+        loss = _fit(run.model, run.optimizer, run.torch, data, args.batch, run.rng, args.epochs,
+                    run.state["unit_steps"])
         progress["round"] += 1
         progress["games"] += per_round
         progress["positions"] += len(data["x"])
@@ -838,14 +910,15 @@ def _command(config: dict) -> str:
     epochs = f" --epochs {config['epochs']}" if config.get("epochs", 1) != 1 else ""
     scoring = config.get("play_scoring", "money")
     scoring = f" --play-scoring {scoring}" if scoring != "money" else ""
-    explore_flag = f" --explore {config['explore']}" if config.get("explore", 0.0) else ""
+    extra_flags = f" --explore {config['explore']}" if config.get("explore", 0.0) else ""
+    extra_flags += f" --new-unit-step {config['new_unit_step']:g}" if config.get("new_unit_step", 1.0) != 1.0 else ""
     shape = f" --hidden2 {config['hidden2']}" if config.get("hidden2") else ""
     shape += f" --classes {config['classes']}" if config.get("classes", 2) != 2 else ""
     command = staged_commands(config, lambda games, lr: (
         f"plies train backgammon --games {games} --hidden {config['hidden']} "
         f"--inputs {config.get('inputs', features.BASE_INPUTS)}{shape} --lr {lr} "
         f"--lam {config['lam']} --batch {config['batch']} --seed {config['seed']} "
-        f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{explore_flag}{targets_until(games)}"))
+        f"--workers {config['workers']} --round-games {config['round_games']}{epochs}{scoring}{extra_flags}{targets_until(games)}"))
     if config.get("init_from"):  # the first stage starts from that network
         first, sep, rest = command.partition(" && ")
         widen = f" --widen {config['widen']}" if config.get("widen", "zero") != "zero" else ""

@@ -1,5 +1,6 @@
 """The contact/race trainer: targets, the networks' routing, exact resume, a tiny run that learns."""
 
+import json
 import warnings
 from pathlib import Path
 
@@ -615,6 +616,79 @@ def test_a_wider_network_starts_as_the_one_it_grows_from(tmp_path):
     assert "--widen split" in (tmp_path / "split" / "backgammon_net.json").read_text()
     with pytest.raises(ValueError, match="--widen applies"):
         engine.train("backgammon", _args(tmp_path / "alone", 4, "--widen", "split"))
+
+
+def test_new_units_drawn_at_random_and_stepping_faster(tmp_path):
+    """--widen random gives the new units input weights at the old units' spread and zero outgoing
+    weights (the same outputs); --new-unit-step K makes each optimiser step move exactly those
+    units' weights K times as far as plain Adam would, and leaves the old units' steps alone."""
+    engine.train("backgammon", _args(tmp_path / "small", 4, "--hidden2", "5"))
+    small_path = tmp_path / "small" / "backgammon_net.pt"
+    small = load_value_net(small_path, "backgammon")
+    rng = np.random.default_rng(1)
+    x = torch.from_numpy(rng.random((40, features.INPUT_SIZE)).astype(np.float32))
+    classes = torch.from_numpy(rng.integers(0, 2, 40))
+    drawn = ContactRaceNet(hidden=20, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(drawn, small, "random", seed=2)
+    torch.testing.assert_close(drawn(x, classes), small(x, classes), rtol=0, atol=1e-6)
+    for net in drawn.nets:
+        old, new = net[0].weight[:8], net[0].weight[8:]
+        assert net[2].weight[:, 8:].abs().sum() == 0
+        ratio = float(new.detach().std() / old.detach().std())
+        assert 0.5 < ratio < 2.0, ratio  # the old units' spread, not the tiny default
+        assert set(net[0].bias[8:].tolist()) <= set(net[0].bias[:8].tolist())
+    assert drawn.second[0][0].weight[:, 8:].abs().sum() == 0
+
+    # one step of plain Adam and one of the scaled steps, from the same weights and gradients
+    targets = torch.from_numpy(rng.random((40, 5)).astype(np.float32))
+    plain = ContactRaceNet(hidden=20, inputs=features.INPUT_SIZE, hidden2=5)
+    scaled = ContactRaceNet(hidden=20, inputs=features.INPUT_SIZE, hidden2=5)
+    T.widen_into(plain, small, "random", seed=2)
+    T.widen_into(scaled, small, "random", seed=2)
+    steps = []
+    for model, scale in ((plain, 1.0), (scaled, 7.0)):
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        unit_steps = T.ScaledUnitSteps(model, 8, scale)  # made before the weights change, as in a run
+        for plain_step in (True, False):  # a plain first step (the same in both), then the compared one
+            before = {k: v.clone() for k, v in model.state_dict().items()}
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(x, classes), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step() if plain_step else unit_steps.step(optimizer)
+        steps.append({k: model.state_dict()[k] - before[k] for k in before})
+    base, fast = steps
+    for k in range(2):
+        w = f"nets.{k}.0.weight"
+        torch.testing.assert_close(fast[w][8:], 7.0 * base[w][8:], rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(fast[w][:8], base[w][:8], rtol=0, atol=0)
+        torch.testing.assert_close(fast[f"nets.{k}.0.bias"][8:], 7.0 * base[f"nets.{k}.0.bias"][8:],
+                                   rtol=1e-4, atol=1e-7)
+        out = f"nets.{k}.2.weight"
+        torch.testing.assert_close(fast[out][:, 8:], 7.0 * base[out][:, 8:], rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(fast[out][:, :8], base[out][:, :8], rtol=0, atol=0)
+        assert base[out][:, 8:].abs().sum() > 0  # the new units' outgoing weights did move
+        second = f"second.{k}.0.weight"
+        torch.testing.assert_close(fast[second][:, 8:], 7.0 * base[second][:, 8:], rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(fast[second][:, :8], base[second][:, :8], rtol=0, atol=0)
+
+    # the option in a run: recorded, kept on resume, in every stage of the card's command
+    grow = ("--hidden", "20", "--hidden2", "5", "--init-from", str(small_path), "--widen", "random",
+            "--new-unit-step", "10")
+    engine.train("backgammon", _args(tmp_path / "fast", 4, *grow))
+    engine.train("backgammon", _args(tmp_path / "fast", 8, "--hidden", "20", "--hidden2", "5", "--new-unit-step",
+                                     "10", "--lr", "0.0005", "--resume"))
+    command = json.loads((tmp_path / "fast" / "backgammon_net.json").read_text())["command"]
+    first, second = command.split(" && ")
+    assert "--widen random" in first and "--new-unit-step 10" in first and "--new-unit-step 10" in second
+    with pytest.raises(ValueError, match="--new-unit-step"):
+        engine.train("backgammon", _args(tmp_path / "fast", 12, "--hidden", "20", "--hidden2", "5", "--resume"))
+    with pytest.raises(ValueError, match="--new-unit-step applies"):
+        engine.train("backgammon", _args(tmp_path / "alone", 4, "--new-unit-step", "10"))
+    with pytest.raises(ValueError, match="needs more --hidden than the 8 units"):
+        engine.train("backgammon", _args(tmp_path / "same", 4, "--hidden2", "5", "--init-from", str(small_path),
+                                         "--new-unit-step", "10"))
+    with pytest.raises(ValueError, match=r"--new-unit-step must lie in \(0, 1000\]"):
+        engine.train("backgammon", _args(tmp_path / "zero", 4, "--new-unit-step", "0"))
 
 
 def test_a_crashed_network_learns_its_own_positions(tmp_path):
