@@ -776,6 +776,8 @@ class BackgammonRecipe(Recipe):
                                                      "targets", "label_share")}}
 
     def start_fresh(self, run: Run) -> None:
+        if run.args.new_unit_step != 1.0 and run.args.init_from is None:  # --resume without a checkpoint
+            raise ValueError("--new-unit-step applies to a run that starts --init-from a network")
         if run.args.init_from is not None:
             source = load_value_net(run.args.init_from, GAME)
             if run.args.new_unit_step != 1.0 and source.config["hidden"] >= run.args.hidden:

@@ -684,6 +684,8 @@ def test_new_units_drawn_at_random_and_stepping_faster(tmp_path):
         engine.train("backgammon", _args(tmp_path / "fast", 12, "--hidden", "20", "--hidden2", "5", "--resume"))
     with pytest.raises(ValueError, match="--new-unit-step applies"):
         engine.train("backgammon", _args(tmp_path / "alone", 4, "--new-unit-step", "10"))
+    with pytest.raises(ValueError, match="--new-unit-step applies"):  # --resume, but nothing to resume
+        engine.train("backgammon", _args(tmp_path / "nothing", 4, "--new-unit-step", "10", "--resume"))
     with pytest.raises(ValueError, match="needs more --hidden than the 8 units"):
         engine.train("backgammon", _args(tmp_path / "same", 4, "--hidden2", "5", "--init-from", str(small_path),
                                          "--new-unit-step", "10"))
