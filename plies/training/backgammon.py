@@ -736,8 +736,6 @@ class BackgammonRecipe(Recipe):
             raise ValueError("--widen applies to a run that starts --init-from a network")
         if not 0.0 < args.new_unit_step <= MAX_UNIT_STEP:
             raise ValueError(f"--new-unit-step must lie in (0, {MAX_UNIT_STEP:g}], not {args.new_unit_step}")
-        if args.new_unit_step != 1.0 and args.init_from is None and not args.resume:
-            raise ValueError("--new-unit-step applies to a run that starts --init-from a network")
 
     def arch_config(self, game: Any, args: argparse.Namespace) -> dict[str, Any]:
         return ContactRaceNet(hidden=args.hidden, inputs=args.inputs, hidden2=args.hidden2, classes=args.classes).config
@@ -776,7 +774,7 @@ class BackgammonRecipe(Recipe):
                                                      "targets", "label_share")}}
 
     def start_fresh(self, run: Run) -> None:
-        if run.args.new_unit_step != 1.0 and run.args.init_from is None:  # --resume without a checkpoint
+        if run.args.new_unit_step != 1.0 and run.args.init_from is None:
             raise ValueError("--new-unit-step applies to a run that starts --init-from a network")
         if run.args.init_from is not None:
             source = load_value_net(run.args.init_from, GAME)
