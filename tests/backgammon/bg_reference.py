@@ -1,12 +1,30 @@
-"""Helpers shared by the backgammon tests: drive OpenSpiel's backgammon with the same dice."""
+"""Helpers shared by the backgammon tests: positions set up by hand; drive OpenSpiel's backgammon
+with the same dice."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from plies.games.backgammon import BackgammonState, rules
+from plies.games.kernels import CHANCE
 
 Board = tuple[int, ...]
+
+
+def position(me: dict[int, int], them: dict[int, int], mover: int = 0) -> np.ndarray:
+    """A state (after the opening) with seat ``mover`` to roll; ``me``/``them``: point -> checkers
+    in each side's own numbering (25 = bar); the checkers not placed are borne off."""
+    s = rules.initial_array(0)
+    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
+    for seat, points in ((mover, me), (1 - mover, them)):
+        base = rules.BOARD + rules.SIDE * seat
+        for point, n in points.items():
+            s[base + point] = n
+        s[base + rules.OFF] = 15 - sum(points.values())
+    s[rules.PLAYER] = CHANCE
+    s[rules.ROLLER] = mover
+    s[rules.ROLLS] = 1
+    return s
 
 
 def board_key(array: np.ndarray) -> Board:

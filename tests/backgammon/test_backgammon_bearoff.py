@@ -3,31 +3,18 @@ two-sided outcomes it gives, its cache file, and the network evaluator using it.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
+from bg_reference import position as _position
 
 from plies.games.backgammon import bearoff, rules
-from plies.games.kernels import CHANCE, TERMINAL
+from plies.games.kernels import TERMINAL
 
 
 def _index(points: dict[int, int]) -> int:
     return bearoff.position_index([points.get(point, 0) for point in range(1, 7)])
-
-
-def _position(mover: dict[int, int], other: dict[int, int], seat: int = 0) -> np.ndarray:
-    """Seat ``seat`` to roll next with checkers ``mover`` (point -> count, own numbering), the
-    other seat with ``other``; the rest borne off."""
-    s = rules.initial_array(0)
-    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
-    for side, points in ((seat, mover), (1 - seat, other)):
-        base = rules.BOARD + rules.SIDE * side
-        for point, n in points.items():
-            s[base + point] = n
-        s[base + rules.OFF] = 15 - sum(points.values())
-    s[rules.PLAYER] = CHANCE
-    s[rules.ROLLER] = seat
-    s[rules.ROLLS] = 1
-    return s
 
 
 def test_positions_are_ranked_one_to_one():
@@ -36,7 +23,8 @@ def test_positions_are_ranked_one_to_one():
     assert positions[:, 1:].sum(1).max() == 15
     ranks = [bearoff.position_index(p[1:]) for p in positions]
     assert ranks == list(range(bearoff.POSITIONS))
-    for bad in ([0] * 5, [16, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0], [-1, 0, 0, 0, 0, 0], [0.5] * 6):
+    wraps = np.array([2**62] * 4 + [15, 0], np.int64)  # sums to 15 in int64
+    for bad in ([0] * 5, [16, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0], [-1, 0, 0, 0, 0, 0], [0.5] * 6, wraps):
         with pytest.raises(ValueError, match="home board"):
             bearoff.position_index(bad)
 
@@ -82,7 +70,7 @@ def test_outcomes_of_races_worked_by_hand():
     states = np.array([
         _position({6: 1}, {1: 1}),           # on roll: 27 of 36 rolls bear the checker off
         _position({1: 1}, {6: 15}),          # on roll and off at once: a gammon
-        _position({6: 15}, {1: 1}, seat=1),  # 17 of 36 save the gammon; the other wins next roll
+        _position({6: 15}, {1: 1}, mover=1),  # 17 of 36 save the gammon; the other wins next roll
     ])
     movers = np.array([0, 0, 1])
     found, p = bearoff.outcomes(states, movers)
@@ -116,6 +104,10 @@ def test_bad_input_is_refused():
         bad[rules.BOARD + point] = count
         with pytest.raises(ValueError, match="15 checkers"):
             bearoff.outcomes(bad[None], np.zeros(1, np.int64))
+    bad = good.copy()
+    bad[rules.BOARD + 1:rules.BOARD + 5] = 2**62  # the side's sum wraps around to 15
+    with pytest.raises(ValueError, match="15 checkers"):
+        bearoff.outcomes(bad[None], np.zeros(1, np.int64))
 
 
 def test_a_damaged_cache_file_is_rebuilt(tmp_path, monkeypatch):
@@ -134,6 +126,10 @@ def test_a_damaged_cache_file_is_rebuilt(tmp_path, monkeypatch):
     assert bearoff.load(path) is None
     path.write_bytes(b"not a table")
     assert bearoff.load(path) is None
+    # a damaged deflate stream raises zlib.error, which is no OSError or ValueError
+    with monkeypatch.context() as patched:
+        patched.setattr(np, "load", lambda *a, **k: zlib.decompress(b"damaged"))
+        assert bearoff.load(path) is None
     # tables() builds again over a damaged file and replaces it
     monkeypatch.setattr(bearoff, "_TABLES", None)
     monkeypatch.setattr(bearoff, "build", lambda: tables)
@@ -154,7 +150,7 @@ def _random_bearoff(rng: np.random.Generator, seat: int) -> np.ndarray:
 
 def test_shipped_network_bears_off_almost_exactly():
     """The shipped network's bear-off plays lose almost no equity by the database's exact
-    values (which is why play does not consult the database: it changed 9 results in 20,000)."""
+    values (which is why play does not consult the database: it won 9 games more of 20,000)."""
     pytest.importorskip("torch")
     from plies.agents.value_net import cached_network
     from plies.games.backgammon import BackgammonState

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bg_reference import position as _position
 
 from plies.games.backgammon import features as F
 from plies.games.backgammon import rules
@@ -14,22 +15,6 @@ SIDE_FEATURES = {name: F.RAW_PER_SIDE + k for k, name in enumerate(F.FEATURE_NAM
 def _feature(row, side, start):
     name = next(n for n in F.FEATURE_NAMES if n.startswith(start))
     return row[side * F.SIDE_SIZE + SIDE_FEATURES[name]]
-
-
-def _position(me: dict[int, int], them: dict[int, int], mover: int = 0) -> np.ndarray:
-    """A state with seat ``mover`` to roll; ``me``/``them``: point -> checkers in each side's
-    own numbering (25 = bar); the checkers not placed are borne off."""
-    s = rules.initial_array(0)
-    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
-    for seat, points in ((mover, me), (1 - mover, them)):
-        base = rules.BOARD + rules.SIDE * seat
-        for point, n in points.items():
-            s[base + point] = n
-        s[base + rules.OFF] = 15 - sum(points.values())
-    s[rules.PLAYER] = -1
-    s[rules.ROLLER] = mover
-    s[rules.ROLLS] = 1
-    return s
 
 
 def _encode(s):
