@@ -18,6 +18,7 @@ values: docs/backgammon.md has the measurement).
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 from pathlib import Path
 
@@ -35,16 +36,7 @@ MAX_ROLLS = 40
 """Bins of the distributions: 15 checkers on the six point need at most 30 rolls of 2-1."""
 
 
-def _binomials() -> np.ndarray:
-    table = np.zeros((HOME + CHECKERS + 1, HOME + 1), np.int64)
-    for n in range(table.shape[0]):
-        table[n, 0] = 1
-        for k in range(1, min(n, HOME) + 1):
-            table[n, k] = table[n - 1, k - 1] + (table[n - 1, k] if k <= n - 1 else 0)
-    return table
-
-
-BINOMIAL = _binomials()
+BINOMIAL = np.array([[math.comb(n, k) for k in range(HOME + 1)] for n in range(HOME + CHECKERS + 1)], np.int64)
 POSITIONS = int(BINOMIAL[HOME + CHECKERS, HOME])
 """54,264: the ways to have at most 15 checkers on six points."""
 
@@ -136,13 +128,11 @@ def _build(positions, order, binomial, dist, first):
                         best = succ
                     if best_first < 0 or mean_first[succ] < mean_first[best_first]:
                         best_first = succ
-                for n in range(MAX_ROLLS - 1):
-                    dist[p, n + 1] += prob * dist[best, n]
+                for n in range(MAX_ROLLS):
+                    later = min(n + 1, MAX_ROLLS - 1)  # one roll more; the last bin holds the tail
+                    dist[p, later] += prob * dist[best, n]
                     if on_board == CHECKERS:
-                        first[p, n + 1] += prob * first[best_first, n]
-                dist[p, MAX_ROLLS - 1] += prob * dist[best, MAX_ROLLS - 1]
-                if on_board == CHECKERS:
-                    first[p, MAX_ROLLS - 1] += prob * first[best_first, MAX_ROLLS - 1]
+                        first[p, later] += prob * first[best_first, n]
         mean[p] = (dist[p] * weights).sum()
         mean_first[p] = (first[p] * weights).sum()
 
