@@ -11,6 +11,7 @@ from benchmarks import run  # noqa: E402
 from benchmarks.subject import CALLS, PLAYOUT_VARIANTS  # noqa: E402
 
 
+@pytest.mark.slow
 def test_runner_tables_on_tictactoe_against_openspiel():
     printed: list[str] = []
     tables = run.run(["--games", "tictactoe", "--peers", "openspiel", "--what", "playout,vector,calls",

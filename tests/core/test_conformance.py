@@ -12,13 +12,25 @@ from plies.testing import ContractViolation, check_game
 
 GAMES = {"tictactoe": 40, "connect_four": 30, "nine_mens_morris": 15, "backgammon": 10, "dice_wars": 6,
          "othello": 15}
+QUICK_GAMES = 3
+"""Games a game in the quick suite (``-m "not slow"``); the full suite plays ``GAMES``."""
+
+
+def _honours_the_contract(game: str, games: int, seed: int) -> None:
+    counts = check_game(game, games=games, seed=seed, max_plies=250, batch_steps=40)
+    assert counts["games"] == games
+    assert counts["positions"] > counts["games"]
 
 
 @pytest.mark.parametrize("game", plies.game_ids())
+def test_every_registered_game_honours_the_contract_in_a_few_games(game):
+    _honours_the_contract(game, QUICK_GAMES, seed=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", plies.game_ids())
 def test_every_registered_game_honours_the_contract(game):
-    counts = check_game(game, games=GAMES.get(game, 10), seed=1, max_plies=250, batch_steps=40)
-    assert counts["games"] == GAMES.get(game, 10)
-    assert counts["positions"] > counts["games"]
+    _honours_the_contract(game, GAMES.get(game, 10), seed=1)
 
 
 class BrokenTicTacToe(TicTacToeState):

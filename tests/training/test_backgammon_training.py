@@ -148,6 +148,7 @@ def test_bad_settings_are_refused(tmp_path, flag, value):
         engine.train("backgammon", _args(tmp_path, 4, flag, value))
 
 
+@pytest.mark.slow
 def test_a_short_run_learns_the_race(tmp_path):
     """After a few hundred games the loss has fallen and the race network has learnt that a side
     about to bear off its last checkers is winning (600 games: after 300 the value still
