@@ -76,11 +76,11 @@ def gnubg_labels(rows: np.ndarray) -> np.ndarray:
     return np.array([gnubg.probabilities(to_gnubg(r, int(m)), 0) for r, m in zip(rows, on_roll)], np.float32)
 
 
-def deep_nets(torch, h1: int, h2: int):
+def deep_nets(torch, h1: int, h2: int, inputs: int = features.INPUT_SIZE):
     """Two ReLU layers for each of contact and race (crashed positions go to contact, as in the
     two-class networks the results in docs/training.md were measured with)."""
     return torch.nn.ModuleList(
-        torch.nn.Sequential(torch.nn.Linear(features.INPUT_SIZE, h1), torch.nn.ReLU(), torch.nn.Linear(h1, h2),
+        torch.nn.Sequential(torch.nn.Linear(inputs, h1), torch.nn.ReLU(), torch.nn.Linear(h1, h2),
                             torch.nn.ReLU(), torch.nn.Linear(h2, 5))
         for _ in range(2))
 
@@ -161,6 +161,14 @@ def deep_player(path: str, seed: int | None = None, name: str | None = None) -> 
     return ExpectiminimaxAgent(depth=1, evaluator=DeepEvaluator(path), seed=seed, name=name)
 
 
+def deep_units(parser: argparse.ArgumentParser, text: str) -> tuple[int, int]:
+    """The two unit counts of ``--deep`` (``"400,200"``), or the parser's error."""
+    units = text.split(",")
+    if len(units) != 2 or not all(n.strip().isdigit() and int(n) > 0 for n in units):
+        parser.error(f"--deep takes two unit counts such as 400,200, not {text!r}")
+    return int(units[0]), int(units[1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--network", default="plies/agents/weights/backgammon_net.pt",
@@ -178,9 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--match-seed", type=int, default=2027)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    deep = args.deep.split(",") if args.deep else []
-    if args.deep and (len(deep) != 2 or not all(n.strip().isdigit() and int(n) > 0 for n in deep)):
-        parser.error(f"--deep takes two unit counts such as 400,200, not {args.deep!r}")
+    if args.deep:
+        deep_units(parser, args.deep)
     if not 0.0 <= args.candidate_share <= 1.0:
         parser.error(f"--candidate-share is a share from 0 to 1, not {args.candidate_share}")
     for name in ("games", "epochs", "deep_epochs", "match_games", "workers"):

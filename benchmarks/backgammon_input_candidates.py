@@ -28,18 +28,27 @@ from numba import njit
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.backgammon_imitation import HELD_OUT, class_logits, fit, gnubg_labels, positions
+from benchmarks.backgammon_imitation import (
+    HELD_OUT,
+    class_logits,
+    deep_nets,
+    deep_units,
+    fit,
+    gnubg_labels,
+    positions,
+)
 from plies.agents.value_net import load_value_net
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
+from plies.training.backgammon import ARCH
 
-CANDIDATE_NAMES = (
+CANDIDATE_NAMES = (  # after gnubg's contact inputs of these names, in our own definitions
     "forward anchor: (25 - the lowest point 19..24 made) / 6, 0 without one",
     "second moment: the squared distances behind the mean of the side's checkers / 400",
     "timing: pips playable without breaking a home point or an anchor in the opponent's home / 100",
     "back game: checkers on the bar and in the opponent's home / 8 when holding two or more anchors there",
     "one anchor: the same with exactly one anchor there",
-    "free pips: pips of the checkers beyond two on each made point, and of blots / 100",
+    "free pips: pips of the checkers beyond two on each made point, of blots and of the bar / 100",
     "borne off 0-5 / 5",
     "borne off 5-10 / 5",
     "borne off 10-15 / 5",
@@ -107,15 +116,15 @@ def _encode_candidates(states, mover, out):
     counts = np.empty(26, np.int64)
     for b in range(states.shape[0]):
         for side in range(2):
-            base = bg_rules.BOARD + bg_rules.SIDE * (mover[b] if side == 0 else 1 - mover[b])
-            for i in range(26):
-                counts[i] = states[b, base + i]
+            features._side_counts(states[b], mover[b] if side == 0 else 1 - mover[b], counts)
             _candidates(counts, out[b], side * PER_SIDE)
 
 
 def candidate_inputs(states: np.ndarray, mover: np.ndarray) -> np.ndarray:
     """The candidates of a batch of states, the side ``mover[b]`` first, then the other side."""
     states = np.ascontiguousarray(states, np.int64)
+    if not np.array_equal(mover, np.asarray(mover, np.int64)):
+        raise ValueError("mover must hold whole seats (0 or 1)")
     mover = np.ascontiguousarray(mover, np.int64)
     if states.ndim != 2 or states.shape[1] != bg_rules.STATE_SIZE or mover.shape != (len(states),):
         raise ValueError("expected backgammon states (n, STATE_SIZE) and one mover a state")
@@ -136,17 +145,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=0.001)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    units = args.deep.split(",")
-    if len(units) != 2 or not all(u.strip().isdigit() and int(u) > 0 for u in units):
-        parser.error(f"--deep takes two unit counts such as 400,200, not {args.deep!r}")
+    h1, h2 = deep_units(parser, args.deep)
     if min(args.games, args.epochs, args.threads) < 1:
         parser.error("--games, --epochs and --threads must be at least 1")
-    h1, h2 = (int(u) for u in units)
+    if not 0.0 < args.lr < 1.0:
+        parser.error(f"--lr must lie in (0, 1), not {args.lr}")
     import torch
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    rows = positions(load_value_net(args.network, "backgammon"), args.games, 0.2, args.seed)
+    network = load_value_net(args.network, "backgammon")
+    if getattr(network, "arch", None) != ARCH:
+        parser.error(f"{args.network} is not a contact/race network")
+    rows = positions(network, args.games, 0.2, args.seed)
     if len(rows) <= HELD_OUT:
         parser.error(f"{len(rows)} positions: too few to hold {HELD_OUT} out; play more --games")
     targets = torch.from_numpy(gnubg_labels(rows))
@@ -156,13 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     classes_t = torch.from_numpy(classes.astype(np.int64))
     held = np.random.default_rng(args.seed).permutation(len(rows))[:HELD_OUT]
     print(f"{len(rows):,} positions labelled by gnubg 0-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-    print(f"\n{'inputs':<26} {'|dP(win)| all':>14} {'contact':>8} {'race':>8} {'|dP(gammon)|':>13}")
+    print(f"\n{'inputs':<26} {'|dP(win)| all':>14} {'contact and crashed':>20} {'race':>8} {'|dP(gammon)|':>13}")
     for label, inputs in (("plies's 240", x), (f"240 + {2 * PER_SIDE} candidates", with_candidates)):
         torch.manual_seed(args.seed)
-        nets = torch.nn.ModuleList(
-            torch.nn.Sequential(torch.nn.Linear(inputs.shape[1], h1), torch.nn.ReLU(), torch.nn.Linear(h1, h2),
-                                torch.nn.ReLU(), torch.nn.Linear(h2, 5))
-            for _ in range(2))
+        nets = deep_nets(torch, h1, h2, inputs.shape[1])
         data = (torch.from_numpy(inputs), classes_t, targets)
         logits = lambda xs, cs, nets=nets: class_logits(torch, nets, xs, cs)  # noqa: E731
         error = fit(torch, logits, nets.parameters(), data, held, args.epochs, args.lr, args.seed)
@@ -171,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             p = torch.sigmoid(logits(data[0][rows_t], classes_t[rows_t]))
         gap = (p - targets[rows_t]).abs()
         race = classes_t[rows_t] == features.RACE
-        print(f"{label:<26} {error:>14.5f} {float(gap[~race, 0].mean()):>8.5f} {float(gap[race, 0].mean()):>8.5f} "
+        print(f"{label:<26} {error:>14.5f} {float(gap[~race, 0].mean()):>20.5f} {float(gap[race, 0].mean()):>8.5f} "
               f"{float(gap[:, 1].mean()):>13.5f}", flush=True)
     print(f"\n(errors over the {HELD_OUT:,} positions held out of the fits; {time.perf_counter() - t0:.0f} s)")
     return 0

@@ -38,7 +38,7 @@ from plies.files import save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.kernels import TERMINAL
-from plies.training.backgammon import _Mover, mover_equity, numpy_weights, roll, search_targets
+from plies.training.backgammon import ARCH, _Mover, mover_equity, numpy_weights, roll, search_targets
 
 
 def labelled_decisions(network_path: str, games: int, top: int, seed: int) -> dict[str, np.ndarray]:
@@ -73,7 +73,17 @@ def labelled_decisions(network_path: str, games: int, top: int, seed: int) -> di
     return {"rows": rows, "ids": np.concatenate(ids), "labels": labels.astype(np.float32)}
 
 
-def _first_of_each(ids: np.ndarray) -> np.ndarray:
+def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The workers' ``labelled_decisions`` as one, each worker's decisions numbered after the
+    previous workers' so that no two share a number."""
+    merged = {key: np.concatenate([p[key] for p in parts]) for key in ("rows", "labels")}
+    offsets = np.cumsum([0] + [int(p["ids"].max()) + 1 if len(p["ids"]) else 0 for p in parts])
+    merged["ids"] = np.concatenate([p["ids"] + offset for p, offset in zip(parts, offsets)])
+    return merged
+
+
+def first_of_each(ids: np.ndarray) -> np.ndarray:
+    """The first row of each run of equal ``ids`` (a decision's rows are contiguous)."""
     return np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
 
 
@@ -95,29 +105,33 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.games, args.workers, args.epochs) < 1 or args.top < 2:
         parser.error("--games, --workers and --epochs must be at least 1, --top at least 2")
+    if not 0.0 < args.lr < 1.0:
+        parser.error(f"--lr must lie in (0, 1), not {args.lr}")
+    if args.out and not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out {args.out}: its folder does not exist")
     import torch
 
+    network = load_value_net(args.network, "backgammon")
+    if getattr(network, "arch", None) != ARCH:
+        parser.error(f"{args.network} is not a contact/race network")
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         parts = list(pool.map(labelled_decisions, [args.network] * args.workers, [args.games] * args.workers,
                               [args.top] * args.workers, [args.seed + i for i in range(args.workers)]))
-    rows = np.concatenate([p["rows"] for p in parts])
-    ids = np.concatenate([p["ids"] + k * (1 + int(p["ids"].max())) for k, p in enumerate(parts)])
-    labels = np.concatenate([p["labels"] for p in parts])
+    decisions = merge(parts)
+    rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
     print(f"{len(rows):,} plays of {len(np.unique(ids)):,} decisions labelled at 2 ply in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
 
     torch.set_num_threads(args.workers)
-    torch.manual_seed(0)
     x, classes = features.encode(rows, features.next_mover(rows))
     x_t, classes_t, labels_t = torch.from_numpy(x), torch.from_numpy(classes.astype(np.int64)), torch.from_numpy(labels)
     held_ids = np.random.default_rng(0).permutation(np.unique(ids))[: len(np.unique(ids)) // 10]
     held = np.flatnonzero(np.isin(ids, held_ids))
     train = np.flatnonzero(~np.isin(ids, held_ids))
-    starts = _first_of_each(ids[held])
+    starts = first_of_each(ids[held])
     truth = labels[held].astype(np.float64)
     best_money, best_single = picks(mover_equity(truth), starts), picks(truth[:, 0], starts)
-    network = load_value_net(args.network, "backgammon")
 
     def report(label: str) -> None:
         with torch.no_grad():
