@@ -8,8 +8,8 @@ import pytest
 
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
 from benchmarks.backgammon_own_2ply import first_of_each, merge, picks
+from plies.agents.gnubg_agents import from_gnubg
 from plies.games.backgammon import rules
-from plies.games.kernels import CHANCE
 
 START = {6: 5, 8: 3, 13: 5, 24: 2}
 # forward anchor 24 -> 1/6; checkers behind the mean 167/15 on 24 and 13; timing: 3 spares on the
@@ -22,16 +22,8 @@ START_VALUES = [1 / 6, (2 * (24 - 167 / 15) ** 2 + 5 * (13 - 167 / 15) ** 2) / 4
 def _state(me: dict[int, int], them: dict[int, int], mover: int) -> np.ndarray:
     """``me`` (seat ``mover``) and ``them``: point -> checkers in each side's numbering (25: bar);
     the rest borne off."""
-    s = rules.initial_array(0)
-    s[rules.BOARD:rules.BOARD + 2 * rules.SIDE] = 0
-    for seat, points in ((mover, me), (1 - mover, them)):
-        base = rules.BOARD + rules.SIDE * seat
-        for point, n in points.items():
-            s[base + point] = n
-        s[base + rules.OFF] = 15 - sum(points.values())
-    s[rules.PLAYER] = CHANCE
-    s[rules.ROLLER] = mover
-    return s
+    side = lambda points: [points.get(i, 0) for i in range(1, 26)]  # noqa: E731
+    return from_gnubg([side(them), side(me)], mover, rules.initial_array(0))
 
 
 def test_the_candidates_of_the_starting_position_worked_by_hand():
