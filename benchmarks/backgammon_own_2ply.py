@@ -11,7 +11,11 @@ player would pick the 2-ply player's plays. So:
    side to move next, the reply the network picks, averaged), which is that position's value
    at 2 ply.
 3. The network is trained on from its weights on the labels (cross-entropy, Adam, ``--lr``,
-   ``--epochs``), a tenth of the decisions held out.
+   ``--epochs``), a tenth of the decisions held out. With ``--listwise W`` a ranking term
+   weighted W joins the cross-entropy: over each decision's plays, the softmax of the network's
+   P(win) divided by ``--temperature`` is fitted to the softmax of the labels' (a 1-ply player
+   only compares the plays of one roll, so only their order counts); batches are then whole
+   decisions.
 
 It prints, before the fit and after each epoch, how often on the held-out decisions the 1-ply
 pick (by money equity and by P(win) alone) is the 2-ply pick among the ``--top``, and the mean
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -34,7 +39,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from plies.agents.value_net import load_value_net, model_payload
-from plies.files import save_torch
+from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.kernels import TERMINAL
@@ -82,6 +87,23 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return merged
 
 
+def read_decisions(path: Path) -> dict[str, np.ndarray]:
+    """Labelled decisions saved by ``--decisions``, checked for shape (no pickles are read)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            decisions = {key: data[key] for key in ("rows", "ids", "labels")}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise SystemExit(f"{path} is not a file of labelled decisions (damaged or another kind): {error}") from None
+    rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
+    if (rows.ndim != 2 or rows.shape[1] != bg_rules.initial_array(1).shape[0] or ids.shape != (len(rows),)
+            or labels.shape != (len(rows), 5) or not np.isfinite(labels).all()
+            or (labels < 0).any() or (labels > 1).any()):
+        raise SystemExit(f"{path} is not a file of labelled decisions: its arrays have the wrong shapes or values")
+    for key, kind in (("rows", np.int64), ("ids", np.int64), ("labels", np.float32)):
+        decisions[key] = decisions[key].astype(kind, copy=False)
+    return decisions
+
+
 def first_of_each(ids: np.ndarray) -> np.ndarray:
     """The first row of each run of equal ``ids`` (a decision's rows are contiguous)."""
     return np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
@@ -90,6 +112,30 @@ def first_of_each(ids: np.ndarray) -> np.ndarray:
 def picks(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The row with the lowest value (the opponent's equity) in each decision."""
     return np.array([s + np.argmin(v) for s, v in zip(starts, np.split(values, starts[1:]))])
+
+
+def decision_table(ids: np.ndarray) -> np.ndarray:
+    """Row numbers a decision a line, padded with -1 (a decision's rows are contiguous)."""
+    starts = first_of_each(ids)
+    sizes = np.diff(np.r_[starts, len(ids)])
+    table = np.full((len(starts), int(sizes.max()) if len(sizes) else 0), -1, dtype=np.int64)
+    for j in range(table.shape[1]):
+        table[sizes > j, j] = starts[sizes > j] + j
+    return table
+
+
+def listwise_loss(win_logits, label_wins, table, temperature: float):
+    """Cross-entropy between the softmax over each decision's plays of the labels' and the
+    network's negated P(win) (the opponent's, after the play: the mover wants it low), over
+    ``temperature``. ``table`` is ``decision_table`` of the rows given (torch tensors)."""
+    import torch
+
+    present = table >= 0
+    rows = table.clamp(min=0)
+    floor = torch.finfo(win_logits.dtype).min / 4
+    mine = torch.where(present, -torch.sigmoid(win_logits)[rows] / temperature, floor)
+    theirs = torch.where(present, -label_wins[rows] / temperature, floor)
+    return -(torch.softmax(theirs, 1) * torch.log_softmax(mine, 1)).sum(1).mean()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,24 +147,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--lr", type=float, default=0.00003)
     parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--listwise", type=float, default=0.0, help="weight of the ranking term (0: none)")
+    parser.add_argument("--temperature", type=float, default=0.005, help="of the ranking term's softmax, in P(win)")
     parser.add_argument("--out", default="", help="where to save the fitted weights")
+    parser.add_argument("--decisions", default="",
+                        help="an .npz of labelled decisions: read if it exists, else written after the labelling")
     args = parser.parse_args(argv)
     if min(args.games, args.workers, args.epochs) < 1 or args.top < 2:
         parser.error("--games, --workers and --epochs must be at least 1, --top at least 2")
     if not 0.0 < args.lr < 1.0:
         parser.error(f"--lr must lie in (0, 1), not {args.lr}")
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out {args.out}: its folder does not exist")
+    if args.listwise < 0 or not args.temperature > 0:
+        parser.error("--listwise must be at least 0 and --temperature above 0")
+    for name, path in (("--out", args.out), ("--decisions", args.decisions)):
+        if path and not Path(path).resolve().parent.is_dir():
+            parser.error(f"{name} {path}: its folder does not exist")
     import torch
 
     network = load_value_net(args.network, "backgammon")
     if getattr(network, "arch", None) != ARCH:
         parser.error(f"{args.network} is not a contact/race network")
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool:
-        parts = list(pool.map(labelled_decisions, [args.network] * args.workers, [args.games] * args.workers,
-                              [args.top] * args.workers, [args.seed + i for i in range(args.workers)]))
-    decisions = merge(parts)
+    if args.decisions and Path(args.decisions).exists():
+        decisions = read_decisions(Path(args.decisions))
+        print(f"decisions read from {args.decisions} (--games, --top, --seed are theirs)")
+    else:
+        with ProcessPoolExecutor(args.workers) as pool:
+            parts = list(pool.map(labelled_decisions, [args.network] * args.workers, [args.games] * args.workers,
+                                  [args.top] * args.workers, [args.seed + i for i in range(args.workers)]))
+        decisions = merge(parts)
+        if args.decisions:
+            atomic_write(args.decisions, lambda f: np.savez(f, **decisions))
     rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
     print(f"{len(rows):,} plays of {len(np.unique(ids)):,} decisions labelled at 2 ply in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
@@ -145,13 +204,25 @@ def main(argv: list[str] | None = None) -> int:
     report("the network as it is")
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     rng = np.random.default_rng(1)
+    table = decision_table(ids)
+    train_decisions = np.flatnonzero(~np.isin(ids[table[:, 0]], held_ids))
     for epoch in range(args.epochs):
         network.train()
-        order = rng.permutation(train)
-        for start in range(0, len(order), 128):
-            batch = torch.from_numpy(order[start:start + 128])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                network.logits(x_t[batch], classes_t[batch]), labels_t[batch])
+        if args.listwise > 0:  # whole decisions, about 128 rows a batch
+            order = rng.permutation(train_decisions)
+            batches = [table[order[i:i + 32]] for i in range(0, len(order), 32)]
+        else:
+            order = rng.permutation(train)
+            batches = [order[i:i + 128] for i in range(0, len(order), 128)]
+        for batch in batches:
+            rows_in = batch[batch >= 0]
+            logits = network.logits(x_t[rows_in], classes_t[rows_in])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels_t[rows_in])
+            if args.listwise > 0:
+                local = np.full(batch.shape, -1, dtype=np.int64)
+                local[batch >= 0] = np.arange(len(rows_in))
+                loss = loss + args.listwise * listwise_loss(
+                    logits[:, 0], labels_t[rows_in, 0], torch.from_numpy(local), args.temperature)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

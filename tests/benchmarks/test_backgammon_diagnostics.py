@@ -1,5 +1,6 @@
 """The backgammon diagnostics' own parts: the candidate inputs on positions worked by hand, and
-the bookkeeping of the 2-ply labels' decisions (numbering across workers, each decision's pick)."""
+the bookkeeping of the 2-ply labels' decisions (numbering across workers, each decision's pick,
+the ranking term over each decision's plays)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
-from benchmarks.backgammon_own_2ply import first_of_each, merge, picks
+from benchmarks.backgammon_own_2ply import decision_table, first_of_each, listwise_loss, merge, picks
 from plies.agents.gnubg_agents import from_gnubg
 from plies.games.backgammon import rules
 
@@ -76,3 +77,44 @@ def test_each_decision_picks_its_lowest_value():
     starts = first_of_each(ids)
     assert starts.tolist() == [0, 3, 5]
     assert picks(np.array([0.2, -0.1, 0.4, 0.5, 0.6, 0.0]), starts).tolist() == [1, 3, 5]
+
+
+def test_the_decision_table_lists_each_decisions_rows():
+    table = decision_table(np.array([4, 4, 1, 1, 1, 8]))
+    assert table.tolist() == [[0, 1, -1], [2, 3, 4], [5, -1, -1]]
+
+
+def test_the_ranking_term_prefers_the_labels_order_and_ignores_padding():
+    torch = pytest.importorskip("torch")
+    table = torch.from_numpy(decision_table(np.array([0, 0, 0, 1])))
+    labels = torch.tensor([0.40, 0.30, 0.50, 0.9])  # the opponent's P(win): the mover wants row 1
+    same = torch.logit(torch.tensor([0.41, 0.31, 0.49, 0.2]))
+    reversed_ = torch.logit(torch.tensor([0.41, 0.49, 0.31, 0.2]))
+    assert listwise_loss(same, labels, table, 0.01) < listwise_loss(reversed_, labels, table, 0.01)
+    # a decision with one play adds nothing, whatever its values: the loss is its mean over two
+    alone = torch.logit(torch.tensor([0.41, 0.31, 0.49, 0.7]))
+    assert torch.isclose(listwise_loss(same, labels, table, 0.01), listwise_loss(alone, labels, table, 0.01))
+    # a step down the gradient lowers the opponent's chance after play 1 (the labels' best) and
+    # raises it after play 2 (the network's best)
+    logits = reversed_.clone().requires_grad_(True)
+    listwise_loss(logits, labels, table, 0.01).backward()
+    assert logits.grad[2] < 0 < logits.grad[1]
+
+
+def test_saved_decisions_are_read_back_and_damaged_ones_refused(tmp_path):
+    from benchmarks.backgammon_own_2ply import read_decisions
+
+    rows = np.stack([rules.initial_array(1)] * 3).astype(np.int64)
+    saved = {"rows": rows, "ids": np.array([0, 0, 1]), "labels": np.full((3, 5), 0.25, dtype=np.float32)}
+    good = tmp_path / "decisions.npz"
+    np.savez(good, **saved)
+    back = read_decisions(good)
+    assert all(np.array_equal(back[key], saved[key]) for key in saved)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(SystemExit, match="damaged"):
+        read_decisions(cut)
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, **{**saved, "labels": np.full((3, 5), 1.5, dtype=np.float32)})
+    with pytest.raises(SystemExit, match="wrong shapes or values"):
+        read_decisions(wrong)
