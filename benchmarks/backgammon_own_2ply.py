@@ -13,9 +13,10 @@ player would pick the 2-ply player's plays. So:
 3. The network is trained on from its weights on the labels (cross-entropy, Adam, ``--lr``,
    ``--epochs``), a tenth of the decisions held out. With ``--listwise W`` a ranking term
    weighted W joins the cross-entropy: over each decision's plays, the softmax of the network's
-   P(win) divided by ``--temperature`` is fitted to the softmax of the labels' (a 1-ply player
-   only compares the plays of one roll, so only their order counts); batches are then whole
-   decisions.
+   negated P(win) (the opponent's after the play: the lowest is the mover's pick) over
+   ``--temperature`` is fitted to the same softmax of the labels (a single-game 1-ply player only
+   compares the plays of one roll by P(win), so only their order counts); batches are then
+   whole decisions. ``--decisions FILE`` saves the labelled decisions, or reads them back.
 
 It prints, before the fit and after each epoch, how often on the held-out decisions the 1-ply
 pick (by money equity and by P(win) alone) is the 2-ply pick among the ``--top``, and the mean
@@ -27,6 +28,8 @@ pick (by money equity and by P(win) alone) is the 2-ply pick among the ``--top``
 from __future__ import annotations
 
 import argparse
+import hashlib
+import math
 import sys
 import time
 import zipfile
@@ -87,21 +90,56 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return merged
 
 
-def read_decisions(path: Path) -> dict[str, np.ndarray]:
-    """Labelled decisions saved by ``--decisions``, checked for shape (no pickles are read)."""
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_decisions(path: str | Path, decisions: dict[str, np.ndarray], network_path: str, games: int,
+                    top: int, seed: int) -> None:
+    """Save labelled decisions with what made them: the labelling network's file hash and
+    the games, plays a decision and seed (plain arrays, readable without pickles)."""
+    made_by = {"network_sha256": np.array(file_sha256(network_path)), "games_top_seed": np.array([games, top, seed])}
+    atomic_write(path, lambda handle: np.savez(handle, **decisions, **made_by))
+
+
+def read_decisions(path: Path) -> tuple[dict[str, np.ndarray], str, np.ndarray]:
+    """Labelled decisions saved by ``write_decisions``, their network's hash and (games, top,
+    seed); every array checked, no pickles read, a damaged file refused."""
+    def refuse(why: str) -> SystemExit:
+        return SystemExit(f"{path} is not a file of labelled decisions: {why}")
+
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise refuse(f"damaged or another kind ({error})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise refuse("it holds one array, not an .npz of them")
+    try:
+        with data:
             decisions = {key: data[key] for key in ("rows", "ids", "labels")}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise SystemExit(f"{path} is not a file of labelled decisions (damaged or another kind): {error}") from None
+            network_hash, made = str(data["network_sha256"]), data["games_top_seed"]
+    except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
+        raise refuse(f"damaged or another kind ({error})") from None
     rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
-    if (rows.ndim != 2 or rows.shape[1] != bg_rules.initial_array(1).shape[0] or ids.shape != (len(rows),)
-            or labels.shape != (len(rows), 5) or not np.isfinite(labels).all()
-            or (labels < 0).any() or (labels > 1).any()):
-        raise SystemExit(f"{path} is not a file of labelled decisions: its arrays have the wrong shapes or values")
-    for key, kind in (("rows", np.int64), ("ids", np.int64), ("labels", np.float32)):
-        decisions[key] = decisions[key].astype(kind, copy=False)
-    return decisions
+    if not (np.issubdtype(rows.dtype, np.integer) and np.issubdtype(ids.dtype, np.integer)
+            and np.issubdtype(made.dtype, np.integer)
+            and np.issubdtype(labels.dtype, np.floating)):
+        raise refuse("its rows, ids and games_top_seed must be integers, its labels floats")
+    if (rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or len(rows) == 0 or ids.shape != (len(rows),)
+            or labels.shape != (len(rows), 5) or made.shape != (3,)):
+        raise refuse("its arrays have the wrong shapes")
+    if not np.isfinite(labels).all() or (labels < 0).any() or (labels > 1).any():
+        raise refuse("its labels must be probabilities")
+    starts = first_of_each(ids)
+    if len(starts) != len(np.unique(ids)) or (np.diff(np.r_[starts, len(ids)]) < 2).any():
+        raise refuse("each decision's plays must be together, two or more")
+    boards = rows[:, bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE].reshape(len(rows), 2, bg_rules.SIDE)
+    if ((boards < 0) | (boards > 15)).any() or (boards.sum(axis=2) != 15).any():
+        raise refuse("a row is not a position (each side has 15 checkers)")
+    if not np.isin(features.next_mover(rows), (0, 1)).all():
+        raise refuse("a row has no side to move")
+    decisions = {"rows": rows.astype(np.int64), "ids": ids.astype(np.int64), "labels": labels.astype(np.float32)}
+    return decisions, network_hash, made
 
 
 def first_of_each(ids: np.ndarray) -> np.ndarray:
@@ -157,8 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games, --workers and --epochs must be at least 1, --top at least 2")
     if not 0.0 < args.lr < 1.0:
         parser.error(f"--lr must lie in (0, 1), not {args.lr}")
-    if args.listwise < 0 or not args.temperature > 0:
-        parser.error("--listwise must be at least 0 and --temperature above 0")
+    if not (math.isfinite(args.listwise) and args.listwise >= 0):
+        parser.error(f"--listwise must be a finite weight of at least 0, not {args.listwise}")
+    if not (math.isfinite(args.temperature) and args.temperature >= 1e-4):
+        parser.error(f"--temperature must be finite and at least 0.0001 (P(win) is in [0, 1]), not {args.temperature}")
     for name, path in (("--out", args.out), ("--decisions", args.decisions)):
         if path and not Path(path).resolve().parent.is_dir():
             parser.error(f"{name} {path}: its folder does not exist")
@@ -169,18 +209,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.network} is not a contact/race network")
     t0 = time.perf_counter()
     if args.decisions and Path(args.decisions).exists():
-        decisions = read_decisions(Path(args.decisions))
-        print(f"decisions read from {args.decisions} (--games, --top, --seed are theirs)")
+        decisions, network_hash, (games, top, seed) = read_decisions(Path(args.decisions))
+        if network_hash != file_sha256(args.network):
+            parser.error(f"{args.decisions} was labelled by another network than {args.network}")
+        print(f"decisions read from {args.decisions}: {games} games a worker, the {top} best plays, seed {seed}")
     else:
         with ProcessPoolExecutor(args.workers) as pool:
             parts = list(pool.map(labelled_decisions, [args.network] * args.workers, [args.games] * args.workers,
                                   [args.top] * args.workers, [args.seed + i for i in range(args.workers)]))
         decisions = merge(parts)
         if args.decisions:
-            atomic_write(args.decisions, lambda f: np.savez(f, **decisions))
+            write_decisions(args.decisions, decisions, args.network, args.games, args.top, args.seed)
+        print(f"labelled at 2 ply in {time.perf_counter() - t0:.0f} s")
     rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
-    print(f"{len(rows):,} plays of {len(np.unique(ids)):,} decisions labelled at 2 ply in "
-          f"{time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"{len(rows):,} plays of {len(np.unique(ids)):,} decisions", flush=True)
 
     torch.set_num_threads(args.workers)
     x, classes = features.encode(rows, features.next_mover(rows))
@@ -210,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         network.train()
         if args.listwise > 0:  # whole decisions, about 128 rows a batch
             order = rng.permutation(train_decisions)
-            batches = [table[order[i:i + 32]] for i in range(0, len(order), 32)]
+            per_batch = max(1, 128 // args.top)
+            batches = [table[order[i:i + per_batch]] for i in range(0, len(order), per_batch)]
         else:
             order = rng.permutation(train)
             batches = [order[i:i + 128] for i in range(0, len(order), 128)]

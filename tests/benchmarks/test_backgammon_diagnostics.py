@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
-from benchmarks.backgammon_own_2ply import decision_table, first_of_each, listwise_loss, merge, picks
+from benchmarks.backgammon_own_2ply import (
+    decision_table,
+    file_sha256,
+    first_of_each,
+    listwise_loss,
+    merge,
+    picks,
+    read_decisions,
+    write_decisions,
+)
 from plies.agents.gnubg_agents import from_gnubg
 from plies.games.backgammon import rules
 
@@ -94,6 +103,12 @@ def test_the_ranking_term_prefers_the_labels_order_and_ignores_padding():
     # a decision with one play adds nothing, whatever its values: the loss is its mean over two
     alone = torch.logit(torch.tensor([0.41, 0.31, 0.49, 0.7]))
     assert torch.isclose(listwise_loss(same, labels, table, 0.01), listwise_loss(alone, labels, table, 0.01))
+    # the weight is on the lowest values: swapping the two best plays costs more than the two worst
+    one = torch.from_numpy(decision_table(np.zeros(4, dtype=np.int64)))
+    four = torch.tensor([0.1, 0.2, 0.8, 0.9])
+    best_swapped = listwise_loss(torch.logit(torch.tensor([0.2, 0.1, 0.8, 0.9])), four, one, 0.05)
+    worst_swapped = listwise_loss(torch.logit(torch.tensor([0.1, 0.2, 0.9, 0.8])), four, one, 0.05)
+    assert best_swapped > worst_swapped
     # a step down the gradient lowers the opponent's chance after play 1 (the labels' best) and
     # raises it after play 2 (the network's best)
     logits = reversed_.clone().requires_grad_(True)
@@ -102,19 +117,33 @@ def test_the_ranking_term_prefers_the_labels_order_and_ignores_padding():
 
 
 def test_saved_decisions_are_read_back_and_damaged_ones_refused(tmp_path):
-    from benchmarks.backgammon_own_2ply import read_decisions
-
+    network = tmp_path / "net.pt"
+    network.write_bytes(b"weights")
     rows = np.stack([rules.initial_array(1)] * 3).astype(np.int64)
-    saved = {"rows": rows, "ids": np.array([0, 0, 1]), "labels": np.full((3, 5), 0.25, dtype=np.float32)}
+    saved = {"rows": rows, "ids": np.array([0, 0, 0]), "labels": np.full((3, 5), 0.25, dtype=np.float32)}
     good = tmp_path / "decisions.npz"
-    np.savez(good, **saved)
-    back = read_decisions(good)
+    write_decisions(good, saved, str(network), 10, 3, 21)
+    back, network_hash, made = read_decisions(good)
     assert all(np.array_equal(back[key], saved[key]) for key in saved)
+    assert network_hash == file_sha256(network) and made.tolist() == [10, 3, 21]
+
+    def refused(name: str, match: str, **changes) -> None:
+        bad = tmp_path / name
+        np.savez(bad, **{**saved, "network_sha256": np.array("x"), "games_top_seed": np.array([1, 2, 3]), **changes})
+        with pytest.raises(SystemExit, match=match):
+            read_decisions(bad)
+
+    refused("probabilities.npz", "probabilities", labels=np.full((3, 5), 1.5, dtype=np.float32))
+    refused("floats.npz", "integers", ids=np.array([0.0, 0.5, 0.9]))
+    refused("apart.npz", "together", ids=np.array([0, 1, 0]))
+    refused("alone.npz", "two or more", ids=np.array([0, 0, 1]))
+    refused("checkers.npz", "15 checkers", rows=rows + np.eye(1, rows.shape[1], rules.BOARD + 5, dtype=np.int64))
+    refused("objects.npz", "damaged", ids=np.array([0, 0, None], dtype=object))
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[:200])
     with pytest.raises(SystemExit, match="damaged"):
         read_decisions(cut)
-    wrong = tmp_path / "wrong.npz"
-    np.savez(wrong, **{**saved, "labels": np.full((3, 5), 1.5, dtype=np.float32)})
-    with pytest.raises(SystemExit, match="wrong shapes or values"):
-        read_decisions(wrong)
+    single = tmp_path / "single.npy"
+    np.save(single, rows)
+    with pytest.raises(SystemExit, match="one array"):
+        read_decisions(single)
