@@ -1,0 +1,258 @@
+"""Positions labelled by rollouts of a network's own play to the end of the game, gathered a
+chunk at a time (resumable over sessions), and a network fitted to them: issue 25's untried
+lever, at the scale a few CPU-hours allow. backgammon_rollout_truth.py measured first that such
+labels lie closer to gnubg 0-ply's values than the network's own (a third of the squared
+distance of P(win) on contact positions), so fitting them might lift the network off the plateau
+its own TD targets hold it on.
+
+``label``: chunk i plays ``--games`` self-play games of ``--network`` (1 ply, dice from
+(``--seed``, i)), keeps every end-of-turn position and a ``--candidate-share`` of the plays it
+did not choose (a 1-ply player ranks those too), and labels each by ``rollout_targets``: each
+of the 21 first rolls played out ``--trials`` times by the network at 1 ply for both sides to
+the end of the game (``--horizon`` moves at most; the first roll stratified). Chunk files
+(``FOLDER/chunk_NNNNN.npz``, written atomically) that exist and match the settings are kept, so
+a stopped run goes on where it stopped; a damaged one is labelled again.
+
+``fit``: the network fitted to the labels (cross-entropy, Adam, ``--lr``, ``--epochs``), every
+tenth chunk held out; before and after, the held-out mean square distance of P(win) from the
+labels (their noise included, the same for both), and on up to ``--judge`` held-out contact
+positions from gnubg 0-ply's values (the judge of backgammon_rollout_truth.py; never a label).
+
+    python benchmarks/backgammon_rollout_labels.py label --folder runs/rollout_labels --chunks 200
+    python benchmarks/backgammon_rollout_labels.py fit --folder runs/rollout_labels --out fitted.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.backgammon_imitation import gnubg_labels, positions
+from plies.agents.value_net import load_value_net, model_payload
+from plies.files import atomic_write, save_torch
+from plies.games.backgammon import features
+from plies.games.backgammon import rules as bg_rules
+from plies.training.backgammon import ARCH, OUTPUTS, numpy_weights, rollout_targets
+
+SETTINGS = ("seed", "index", "games", "horizon", "trials")
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def chunk_path(folder: Path, index: int) -> Path:
+    return folder / f"chunk_{index:05d}.npz"
+
+
+def read_chunk(path: Path) -> dict[str, np.ndarray]:
+    """One chunk's rows, labels and settings; a file that is not one, or is damaged, is refused."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ValueError(f"{path} is not a readable chunk of rollout labels ({error})") from None
+    missing = [k for k in ("rows", "labels", "network", "candidate_share", *SETTINGS) if k not in arrays]
+    if missing:
+        raise ValueError(f"{path} lacks {', '.join(missing)}: not a chunk of rollout labels")
+    rows, labels = arrays["rows"], arrays["labels"]
+    if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or rows.dtype.kind != "i" or len(rows) == 0:
+        raise ValueError(f"{path}: rows must be backgammon states of {bg_rules.STATE_SIZE} integers")
+    if (labels.shape != (len(rows), OUTPUTS) or labels.dtype.kind != "f" or not np.isfinite(labels).all()
+            or (labels < -1e-6).any() or (labels > 1 + 1e-6).any()):
+        raise ValueError(f"{path}: labels must be {len(rows)} rows of {OUTPUTS} probabilities")
+    return arrays
+
+
+def label_chunk(network_path: str, index: int, settings: dict[str, float]) -> dict[str, np.ndarray]:
+    """Chunk ``index``: its self-play positions and their rollout labels (one worker, one thread)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        network = load_value_net(network_path, "backgammon")
+        seed = (int(settings["seed"]), index)
+        rows = positions(network, int(settings["games"]), float(settings["candidate_share"]),
+                         np.random.default_rng(seed).integers(2**62))
+        labels = rollout_targets(numpy_weights(network), rows, int(settings["horizon"]), int(settings["trials"]),
+                                 np.random.default_rng((*seed, 1)))
+    return {"rows": rows.astype(np.int16), "labels": labels.astype(np.float32)}
+
+
+def write_chunk(path: Path, chunk: dict[str, np.ndarray], network_hash: str, settings: dict[str, float],
+                index: int) -> None:
+    meta = {k: np.int64(settings[k]) for k in SETTINGS if k != "index"}
+
+    def write(f) -> None:
+        np.savez(f, **chunk, network=np.array(network_hash), index=np.int64(index),
+                 candidate_share=np.float64(settings["candidate_share"]), **meta)
+
+    atomic_write(path, write)
+
+
+def matches(arrays: dict[str, np.ndarray], network_hash: str, settings: dict[str, float], index: int) -> bool:
+    return (str(arrays["network"]) == network_hash and int(arrays["index"]) == index
+            and float(arrays["candidate_share"]) == settings["candidate_share"]
+            and all(int(arrays[k]) == int(settings[k]) for k in SETTINGS if k != "index"))
+
+
+def label(args: argparse.Namespace) -> int:
+    folder = Path(args.folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    network_hash = file_sha256(args.network)
+    settings = {"seed": args.seed, "games": args.games, "horizon": args.horizon, "trials": args.trials,
+                "candidate_share": args.candidate_share}
+    todo = []
+    for i in range(args.chunks):
+        path = chunk_path(folder, i)
+        if path.exists():
+            try:
+                arrays = read_chunk(path)
+            except ValueError as error:
+                print(f"labelling again: {error}", flush=True)
+            else:
+                if not matches(arrays, network_hash, settings, i):
+                    raise SystemExit(f"{path} was labelled with other settings or another network: "
+                                     "use another --folder, or the settings it was made with")
+                continue
+        todo.append(i)
+    print(f"{args.chunks - len(todo)} of {args.chunks} chunks already labelled in {folder}", flush=True)
+    t0 = time.perf_counter()
+    if args.workers == 1:  # in this process (tests, debugging)
+        for i in tqdm(todo, desc="rollout labels", unit="chunk", mininterval=10):
+            write_chunk(chunk_path(folder, i), label_chunk(args.network, i, settings), network_hash, settings, i)
+    else:  # spawned, not forked: a forked child can inherit a lock some thread of the parent held
+        with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+            jobs = {pool.submit(label_chunk, args.network, i, settings): i for i in todo}
+            for job in tqdm(as_completed(jobs), total=len(jobs), desc="rollout labels", unit="chunk", mininterval=10):
+                i = jobs[job]
+                write_chunk(chunk_path(folder, i), job.result(), network_hash, settings, i)
+    print(f"labelled {len(todo)} chunks in {time.perf_counter() - t0:.0f} s", flush=True)
+    return 0
+
+
+def load_folder(folder: Path, network_hash: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every chunk's rows, labels and chunk index; chunks of another network are refused."""
+    rows, labels, index = [], [], []
+    paths = sorted(folder.glob("chunk_*.npz"))
+    if not paths:
+        raise SystemExit(f"{folder} holds no chunks: run the label step first")
+    for path in paths:
+        arrays = read_chunk(path)
+        if str(arrays["network"]) != network_hash:
+            raise SystemExit(f"{path} was labelled by another network than --network")
+        rows.append(arrays["rows"].astype(np.int64))
+        labels.append(arrays["labels"].astype(np.float32))
+        index.append(np.full(len(arrays["rows"]), int(arrays["index"])))
+    return np.concatenate(rows), np.concatenate(labels), np.concatenate(index)
+
+
+def fit(args: argparse.Namespace) -> list[tuple[str, float, float]]:
+    """Fits, reports and saves; returns (stage, held-out distance from the labels, from gnubg's or nan)."""
+    import torch
+
+    network = load_value_net(args.network, "backgammon")
+    if getattr(network, "arch", None) != ARCH:
+        raise SystemExit(f"{args.network} is not a contact/race network")
+    rows, labels, index = load_folder(Path(args.folder), file_sha256(args.network))
+    held = np.flatnonzero(index % 10 == 9)
+    train = np.flatnonzero(index % 10 != 9)
+    if len(held) == 0 or len(train) == 0:
+        raise SystemExit("fit needs at least ten chunks (every tenth is held out)")
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    x, classes = features.encode(rows, features.next_mover(rows))
+    x_t, c_t, y_t = torch.from_numpy(x), torch.from_numpy(classes.astype(np.int64)), torch.from_numpy(labels)
+    contact = held[classes[held] == features.CONTACT]
+    judged = contact[np.sort(np.random.default_rng(args.seed).permutation(len(contact))[: args.judge])]
+    judge = gnubg_labels(rows[judged])[:, 0].astype(np.float64) if len(judged) else None
+    print(f"{len(rows):,} labelled positions ({len(train):,} to fit, {len(held):,} held out; "
+          f"{len(judged):,} held-out contact positions judged by gnubg 0-ply)", flush=True)
+
+    figures: list[tuple[str, float, float]] = []
+
+    def report(name: str) -> None:
+        with torch.no_grad():
+            p = torch.sigmoid(network.logits(x_t[held], c_t[held])).numpy()[:, 0].astype(np.float64)
+        to_labels = np.mean((p - labels[held, 0]) ** 2)
+        line = f"{name:<20} held out: mean square distance of P(win) from the labels {to_labels:.6f}"
+        to_judge = float("nan")
+        if judge is not None and len(judged):
+            to_judge = float(np.mean((p[np.searchsorted(held, judged)] - judge) ** 2))
+            line += f", from gnubg 0-ply's {to_judge:.6f}"
+        figures.append((name, float(to_labels), to_judge))
+        print(line, flush=True)
+
+    network.eval()
+    report("the network as it is")
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
+    rng = np.random.default_rng(args.seed)
+    for epoch in range(args.epochs):
+        network.train()
+        order = rng.permutation(train)
+        for start in range(0, len(order), args.batch):
+            batch = order[start:start + args.batch]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(network.logits(x_t[batch], c_t[batch]),
+                                                                        y_t[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        network.eval()
+        report(f"after epoch {epoch + 1}")
+    if args.out:
+        save_torch(model_payload(network), Path(args.out), "weights")
+        print(f"saved {args.out}")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", required=True)
+    lab = steps.add_parser("label", help="label chunks of self-play positions by rollouts")
+    lab.add_argument("--games", type=int, default=4, help="self-play games a chunk")
+    lab.add_argument("--chunks", type=int, default=100, help="chunks the folder should hold")
+    lab.add_argument("--candidate-share", type=float, default=0.1)
+    lab.add_argument("--horizon", type=int, default=250)
+    lab.add_argument("--trials", type=int, default=1)
+    lab.add_argument("--workers", type=int, default=2)
+    fitting = steps.add_parser("fit", help="fit the network to the labels of a folder")
+    fitting.add_argument("--lr", type=float, default=0.00003)
+    fitting.add_argument("--epochs", type=int, default=4)
+    fitting.add_argument("--batch", type=int, default=128)
+    fitting.add_argument("--threads", type=int, default=2)
+    fitting.add_argument("--judge", type=int, default=2000, help="held-out contact positions gnubg judges (0: none)")
+    fitting.add_argument("--out", default="", help="where to save the fitted weights")
+    for step in (lab, fitting):
+        step.add_argument("--network", default="plies/agents/weights/backgammon_net.pt")
+        step.add_argument("--folder", required=True)
+        step.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args(argv)
+    if args.step == "label":
+        if min(args.games, args.chunks, args.horizon, args.trials, args.workers) < 1:
+            parser.error("--games, --chunks, --horizon, --trials and --workers must be at least 1")
+        if args.chunks > 100_000 or args.horizon > 10_000 or args.trials > 1000 or args.games > 10_000:
+            parser.error("at most 100,000 --chunks, 10,000 --games and --horizon, 1,000 --trials")
+        if not 0.0 <= args.candidate_share <= 1.0:
+            parser.error(f"--candidate-share must lie in [0, 1], not {args.candidate_share}")
+        return label(args)
+    if not 0.0 < args.lr < 1.0 or min(args.epochs, args.batch, args.threads) < 1 or args.judge < 0:
+        parser.error("--lr must lie in (0, 1); --epochs, --batch and --threads at least 1; --judge at least 0")
+    if args.out and not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out {args.out}: its folder does not exist")
+    fit(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""The rollout diagnostics' own parts: the noise taken out of the rollouts' distance, the saved
+labels and chunks read back or refused, a one-move rollout equal to the 1-ply search, and a
+labelling run that goes on where it stopped and a fit that moves towards its labels."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.backgammon_imitation import positions
+from benchmarks.backgammon_rollout_labels import (
+    chunk_path,
+    file_sha256,
+    fit,
+    label,
+    label_chunk,
+    read_chunk,
+    write_chunk,
+)
+from benchmarks.backgammon_rollout_truth import distances, read_labels, write_labels
+from benchmarks.backgammon_rollout_truth import label_chunk as truth_chunk
+from plies.agents.value_net import load_value_net
+
+NETWORK = "plies/agents/weights/backgammon_net.pt"
+
+
+def _labels(n: int, bias: float, noise: float, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0.2, 0.8, (n, 5))
+    noisy = lambda sd: np.clip(truth + rng.normal(0, sd, truth.shape), 0, 1)  # noqa: E731
+    return {"G": truth, "V": np.clip(truth + bias * rng.choice([-1, 1], truth.shape), 0, 1), "S": noisy(0.02),
+            "R_a": noisy(noise), "R_b": noisy(noise)}
+
+
+def test_the_rollouts_noise_is_taken_out_of_their_distance():
+    labels = _labels(200_000, bias=0.05, noise=0.1)
+    d = distances(labels)
+    assert d["V"] == pytest.approx(0.0025, rel=0.01)
+    assert d["R_noise"] == pytest.approx(0.01 / 2, rel=0.02)  # the mean of two rollouts of variance 0.01
+    assert abs(d["R"]) < 1e-4  # unbiased rollouts: nothing left once their noise is out
+    raw = float(np.mean(((labels["R_a"][:, 0] + labels["R_b"][:, 0]) / 2 - labels["G"][:, 0]) ** 2))
+    assert raw > 0.004  # and before, the noise alone would have put them twice as far as V
+
+
+def test_saved_labels_are_read_back_and_damaged_ones_refused(tmp_path):
+    labels = _labels(20, bias=0.01, noise=0.05)
+    rows = np.zeros((20, 68), np.int64)
+    settings = {"games": 2, "positions": 20, "horizon": 250, "trials": 1, "seed": 3}
+    good = tmp_path / "truth.npz"
+    write_labels(good, labels, rows, settings)
+    back, made = read_labels(good)
+    assert made == settings and all(np.array_equal(back[k], labels[k]) for k in labels)
+    for name, changes in (("range", {"V": labels["V"] + 2}), ("shape", {"S": labels["S"][:, :3]}),
+                          ("nan", {"G": np.full((20, 5), np.nan)}), ("missing", {"R_b": None})):
+        arrays = {**labels, "rows": rows, **settings, **changes}
+        np.savez(tmp_path / f"{name}.npz", **{k: v for k, v in arrays.items() if v is not None})
+        with pytest.raises(ValueError):
+            read_labels(tmp_path / f"{name}.npz")
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(ValueError, match="not a readable"):
+        read_labels(cut)
+
+
+@pytest.fixture(scope="module")
+def few_positions():
+    rows = positions(load_value_net(NETWORK, "backgammon"), 1, 0.0, 5)
+    return rows[:12]
+
+
+def test_a_one_move_rollout_is_the_1ply_search(few_positions):
+    labels = truth_chunk(NETWORK, few_positions, 1, 1, (1, 2))
+    np.testing.assert_allclose(labels["R_a"], labels["S"], atol=1e-6)
+    np.testing.assert_allclose(labels["R_b"], labels["S"], atol=1e-6)
+    longer = truth_chunk(NETWORK, few_positions, 250, 1, (1, 2))
+    assert not np.allclose(longer["R_a"], longer["R_b"])  # independent dice after the first roll
+    assert ((longer["R_a"] >= -1e-9) & (longer["R_a"] <= 1 + 1e-9)).all()
+
+
+def _label_args(folder, chunks: int) -> argparse.Namespace:
+    return argparse.Namespace(folder=str(folder), network=NETWORK, chunks=chunks, seed=4, games=1, horizon=3,
+                              trials=1, candidate_share=0.0, workers=1)
+
+
+def test_labelling_goes_on_where_it_stopped_and_labels_a_damaged_chunk_again(tmp_path):
+    label(_label_args(tmp_path, 2))
+    first = chunk_path(tmp_path, 0).read_bytes()
+    second = read_chunk(chunk_path(tmp_path, 1))
+    assert len(second["rows"]) == len(second["labels"]) > 0
+    chunk_path(tmp_path, 1).write_bytes(b"not a zip file")
+    label(_label_args(tmp_path, 3))
+    assert chunk_path(tmp_path, 0).read_bytes() == first  # kept as it was
+    again = read_chunk(chunk_path(tmp_path, 1))  # the same dice give the same labels
+    assert np.array_equal(again["rows"], second["rows"]) and np.array_equal(again["labels"], second["labels"])
+    assert chunk_path(tmp_path, 2).exists()
+    with pytest.raises(SystemExit, match="other settings"):
+        label(argparse.Namespace(**{**vars(_label_args(tmp_path, 3)), "horizon": 4}))
+
+
+def test_a_chunk_of_other_shapes_is_refused(tmp_path):
+    chunk = label_chunk(NETWORK, 0, {"seed": 1, "games": 1, "horizon": 2, "trials": 1, "candidate_share": 0.0})
+    settings = {"seed": 1, "games": 1, "horizon": 2, "trials": 1, "candidate_share": 0.0}
+    write_chunk(tmp_path / "ok.npz", chunk, "abc", settings, 0)
+    assert str(read_chunk(tmp_path / "ok.npz")["network"]) == "abc"
+    for name, bad in (("wide", {"rows": chunk["rows"][:, :10]}), ("labels", {"labels": chunk["labels"][:-1]}),
+                      ("probabilities", {"labels": chunk["labels"] * 3})):
+        write_chunk(tmp_path / f"{name}.npz", {**chunk, **bad}, "abc", settings, 0)
+        with pytest.raises(ValueError):
+            read_chunk(tmp_path / f"{name}.npz")
+
+
+def test_the_fit_moves_the_network_towards_its_labels(tmp_path, few_positions):
+    settings = {"seed": 1, "games": 1, "horizon": 2, "trials": 1, "candidate_share": 0.0}
+    for i in range(10):  # every tenth chunk is held out: chunk 9
+        labels = np.tile(np.array([0.9, 0.3, 0.02, 0.02, 0.0], np.float32), (len(few_positions), 1))
+        write_chunk(chunk_path(tmp_path, i), {"rows": few_positions.astype(np.int16), "labels": labels},
+                    file_sha256(NETWORK), settings, i)
+    figures = fit(argparse.Namespace(network=NETWORK, folder=str(tmp_path), seed=0, threads=1, judge=0, lr=0.01,
+                                     epochs=3, batch=16, out=str(tmp_path / "fitted.pt")))
+    assert [f[0] for f in figures] == ["the network as it is", "after epoch 1", "after epoch 2", "after epoch 3"]
+    assert figures[-1][1] < figures[0][1] / 4 and math.isnan(figures[0][2])
+    assert (tmp_path / "fitted.pt").exists()
