@@ -9,7 +9,9 @@ its own TD targets hold it on.
 (``--seed``, i)), keeps every end-of-turn position and a ``--candidate-share`` of the plays it
 did not choose (a 1-ply player ranks those too), and labels each by ``rollout_targets``: each
 of the 21 first rolls played out ``--trials`` times by the network at 1 ply for both sides to
-the end of the game (``--horizon`` moves at most; the first roll stratified). Chunk files
+the end of the game (``--horizon`` moves at most; the first roll stratified). With one trial a
+first roll a label's P(win) carries a noise of about 0.009 (variance), far above the squared
+distances it should correct (about 0.0001): the fit has to average it out over many positions. Chunk files
 (``FOLDER/chunk_NNNNN.npz``, written atomically) that exist and match the settings are kept, so
 a stopped run goes on where it stopped; a damaged one is labelled again.
 
@@ -25,10 +27,8 @@ positions from gnubg 0-ply's values (the judge of backgammon_rollout_truth.py; n
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import time
-import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -40,6 +40,13 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
+from benchmarks.backgammon_rollout_truth import (
+    contact_race_network,
+    file_sha256,
+    one_thread_worker,
+    read_npz,
+    setting,
+)
 from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
@@ -49,21 +56,13 @@ from plies.training.backgammon import ARCH, OUTPUTS, numpy_weights, rollout_targ
 SETTINGS = ("seed", "index", "games", "horizon", "trials")
 
 
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk_{index:05d}.npz"
 
 
 def read_chunk(path: Path) -> dict[str, np.ndarray]:
     """One chunk's rows, labels and settings; a file that is not one, or is damaged, is refused."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ValueError(f"{path} is not a readable chunk of rollout labels ({error})") from None
+    arrays = read_npz(path, "chunk of rollout labels")
     missing = [k for k in ("rows", "labels", "network", "candidate_share", *SETTINGS) if k not in arrays]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: not a chunk of rollout labels")
@@ -73,14 +72,18 @@ def read_chunk(path: Path) -> dict[str, np.ndarray]:
     if (labels.shape != (len(rows), OUTPUTS) or labels.dtype.kind != "f" or not np.isfinite(labels).all()
             or (labels < -1e-6).any() or (labels > 1 + 1e-6).any()):
         raise ValueError(f"{path}: labels must be {len(rows)} rows of {OUTPUTS} probabilities")
+    for key in SETTINGS:
+        setting(path, arrays, key, "i")
+    setting(path, arrays, "network", "U")
+    share = arrays["candidate_share"]
+    if share.shape != () or share.dtype.kind != "f" or not 0.0 <= float(share) <= 1.0:
+        raise ValueError(f"{path}: candidate_share must be a single share in [0, 1]")
     return arrays
 
 
 def label_chunk(network_path: str, index: int, settings: dict[str, float]) -> dict[str, np.ndarray]:
     """Chunk ``index``: its self-play positions and their rollout labels (one worker, one thread)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with one_thread_worker():
         network = load_value_net(network_path, "backgammon")
         seed = (int(settings["seed"]), index)
         rows = positions(network, int(settings["games"]), float(settings["candidate_share"]),
@@ -109,6 +112,8 @@ def matches(arrays: dict[str, np.ndarray], network_hash: str, settings: dict[str
 
 def label(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
+    if folder.exists() and not folder.is_dir():
+        raise SystemExit(f"--folder {folder} is a file")
     folder.mkdir(parents=True, exist_ok=True)
     network_hash = file_sha256(args.network)
     settings = {"seed": args.seed, "games": args.games, "horizon": args.horizon, "trials": args.trials,
@@ -135,9 +140,14 @@ def label(args: argparse.Namespace) -> int:
     else:  # spawned, not forked: a forked child can inherit a lock some thread of the parent held
         with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
             jobs = {pool.submit(label_chunk, args.network, i, settings): i for i in todo}
-            for job in tqdm(as_completed(jobs), total=len(jobs), desc="rollout labels", unit="chunk", mininterval=10):
-                i = jobs[job]
-                write_chunk(chunk_path(folder, i), job.result(), network_hash, settings, i)
+            try:
+                for job in tqdm(as_completed(jobs), total=len(jobs), desc="rollout labels", unit="chunk",
+                                mininterval=10):
+                    i = jobs[job]
+                    write_chunk(chunk_path(folder, i), job.result(), network_hash, settings, i)
+            except BaseException:
+                pool.shutdown(cancel_futures=True)  # the chunks written so far stay; the rest wait for a resume
+                raise
     print(f"labelled {len(todo)} chunks in {time.perf_counter() - t0:.0f} s", flush=True)
     return 0
 
@@ -148,10 +158,20 @@ def load_folder(folder: Path, network_hash: str) -> tuple[np.ndarray, np.ndarray
     paths = sorted(folder.glob("chunk_*.npz"))
     if not paths:
         raise SystemExit(f"{folder} holds no chunks: run the label step first")
+    first = None
     for path in paths:
-        arrays = read_chunk(path)
+        try:
+            arrays = read_chunk(path)
+        except ValueError as error:
+            raise SystemExit(f"{error}: label it again with the label step") from None
         if str(arrays["network"]) != network_hash:
             raise SystemExit(f"{path} was labelled by another network than --network")
+        if path.name != chunk_path(folder, int(arrays["index"])).name:
+            raise SystemExit(f"{path} holds chunk {int(arrays['index'])}: not the name it was written under")
+        made = tuple(float(arrays[k]) for k in ("candidate_share", *SETTINGS) if k != "index")
+        if first is not None and made != first:
+            raise SystemExit(f"{path} was labelled with other settings than {paths[0]}")
+        first = made
         rows.append(arrays["rows"].astype(np.int64))
         labels.append(arrays["labels"].astype(np.float32))
         index.append(np.full(len(arrays["rows"]), int(arrays["index"])))
@@ -166,10 +186,12 @@ def fit(args: argparse.Namespace) -> list[tuple[str, float, float]]:
     if getattr(network, "arch", None) != ARCH:
         raise SystemExit(f"{args.network} is not a contact/race network")
     rows, labels, index = load_folder(Path(args.folder), file_sha256(args.network))
-    held = np.flatnonzero(index % 10 == 9)
     train = np.flatnonzero(index % 10 != 9)
+    # held out: every tenth chunk, less the boards that a fitted chunk also holds (early boards recur)
+    seen = {row.tobytes() for row in rows[train]}
+    held = np.array([k for k in np.flatnonzero(index % 10 == 9) if rows[k].tobytes() not in seen], np.int64)
     if len(held) == 0 or len(train) == 0:
-        raise SystemExit("fit needs at least ten chunks (every tenth is held out)")
+        raise SystemExit("fit needs at least ten chunks (every tenth is held out) and held-out boards that no fitted chunk holds")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     x, classes = features.encode(rows, features.next_mover(rows))
@@ -181,6 +203,7 @@ def fit(args: argparse.Namespace) -> list[tuple[str, float, float]]:
           f"{len(judged):,} held-out contact positions judged by gnubg 0-ply)", flush=True)
 
     figures: list[tuple[str, float, float]] = []
+    judged_p: list[np.ndarray] = []
 
     def report(name: str) -> None:
         with torch.no_grad():
@@ -189,7 +212,8 @@ def fit(args: argparse.Namespace) -> list[tuple[str, float, float]]:
         line = f"{name:<20} held out: mean square distance of P(win) from the labels {to_labels:.6f}"
         to_judge = float("nan")
         if judge is not None and len(judged):
-            to_judge = float(np.mean((p[np.searchsorted(held, judged)] - judge) ** 2))
+            judged_p.append(p[np.searchsorted(held, judged)])
+            to_judge = float(np.mean((judged_p[-1] - judge) ** 2))
             line += f", from gnubg 0-ply's {to_judge:.6f}"
         figures.append((name, float(to_labels), to_judge))
         print(line, flush=True)
@@ -210,6 +234,12 @@ def fit(args: argparse.Namespace) -> list[tuple[str, float, float]]:
             optimizer.step()
         network.eval()
         report(f"after epoch {epoch + 1}")
+    if judge is not None and len(judged_p) > 1:  # after the fit minus before, positions drawn again
+        change = (judged_p[-1] - judge) ** 2 - (judged_p[0] - judge) ** 2
+        draws = np.random.default_rng(args.seed).integers(0, len(change), (1000, len(change)))
+        low, high = np.percentile(change[draws].mean(1), [2.5, 97.5])
+        print(f"distance from gnubg 0-ply's, after minus before: {change.mean():+.6f} "
+              f"(95% bootstrap interval [{low:+.6f}, {high:+.6f}])")
     if args.out:
         save_torch(model_payload(network), Path(args.out), "weights")
         print(f"saved {args.out}")
@@ -238,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         step.add_argument("--folder", required=True)
         step.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
+    if args.seed < 0:
+        parser.error(f"--seed must be at least 0, not {args.seed}")
+    contact_race_network(parser, args.network)
     if args.step == "label":
         if min(args.games, args.chunks, args.horizon, args.trials, args.workers) < 1:
             parser.error("--games, --chunks, --horizon, --trials and --workers must be at least 1")
@@ -248,8 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         return label(args)
     if not 0.0 < args.lr < 1.0 or min(args.epochs, args.batch, args.threads) < 1 or args.judge < 0:
         parser.error("--lr must lie in (0, 1); --epochs, --batch and --threads at least 1; --judge at least 0")
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out {args.out}: its folder does not exist")
+    if args.out and (Path(args.out).is_dir() or not Path(args.out).resolve().parent.is_dir()):
+        parser.error(f"--out {args.out}: a file in a folder that exists")
     fit(args)
     return 0
 

@@ -30,6 +30,7 @@ again. ``--workers`` processes label chunks of ``--chunk`` positions, each chunk
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 import time
@@ -37,6 +38,7 @@ import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -45,13 +47,31 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
-from plies.agents.value_net import load_value_net
+from plies.agents.gnubg_agents import _gnubg
+from plies.agents.value_net import load_value_net, require_torch
 from plies.files import atomic_write
 from plies.games.backgammon import features
 from plies.training.backgammon import ARCH, OUTPUTS, _forward, numpy_weights, rollout_targets, search_targets
 
 CLASSES = {"contact": features.CONTACT, "race": features.RACE, "crashed": features.CRASHED}
 LABELS = ("V", "S", "R_a", "R_b", "G")
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def contact_race_network(parser: argparse.ArgumentParser, path: str):
+    """The network of ``path``, or a parser error that says why it will not do."""
+    if not Path(path).is_file():
+        parser.error(f"--network {path}: no such file")
+    try:
+        network = load_value_net(path, "backgammon")
+    except (ValueError, OSError) as error:
+        parser.error(f"--network {path}: {error}")
+    if getattr(network, "arch", None) != ARCH:
+        parser.error(f"--network {path} is not a contact/race network")
+    return network
 
 
 def own_values(weights, rows: np.ndarray) -> np.ndarray:
@@ -64,14 +84,24 @@ def position_classes(rows: np.ndarray) -> np.ndarray:
     return features.encode(rows, features.next_mover(rows))[1]
 
 
+def one_thread_worker():
+    """Torch and numpy's BLAS on one thread in this worker process (a context for the BLAS):
+    the workers fill the cores, and sixteen workers of sixteen threads each stall."""
+    from threadpoolctl import threadpool_limits
+
+    require_torch().set_num_threads(1)
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def label_chunk(network_path: str, rows: np.ndarray, horizon: int, trials: int, seed: tuple[int, ...]
                 ) -> dict[str, np.ndarray]:
     """V, S, R_a and R_b of ``rows`` (one worker's share; G is added by the caller)."""
-    weights = numpy_weights(load_value_net(network_path, "backgammon"))
-    rng = np.random.default_rng(seed)
-    return {"V": own_values(weights, rows), "S": search_targets(weights, rows),
-            "R_a": rollout_targets(weights, rows, horizon, trials, rng),
-            "R_b": rollout_targets(weights, rows, horizon, trials, rng)}
+    with one_thread_worker():
+        weights = numpy_weights(load_value_net(network_path, "backgammon"))
+        rng = np.random.default_rng(seed)
+        return {"V": own_values(weights, rows), "S": search_targets(weights, rows),
+                "R_a": rollout_targets(weights, rows, horizon, trials, rng),
+                "R_b": rollout_targets(weights, rows, horizon, trials, rng)}
 
 
 def distances(labels: dict[str, np.ndarray]) -> dict[str, float]:
@@ -90,58 +120,95 @@ def distances(labels: dict[str, np.ndarray]) -> dict[str, float]:
     }
 
 
-def bootstrap_gap(labels: dict[str, np.ndarray], rounds: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """A 95% bootstrap interval (over positions) of the distance of R from G minus V's."""
+def pooled(sets: list[dict[str, np.ndarray]]) -> dict[str, float]:
+    """``distances`` of several sets of labels, each set's own noise taken out, weighted by positions."""
+    n = np.array([len(labels["G"]) for labels in sets], np.float64)
+    each = [distances(labels) for labels in sets]
+    return {k: float(sum(w * d[k] for w, d in zip(n, each)) / n.sum()) for k in each[0]}
+
+
+def bootstrap_gaps(sets: list[dict[str, np.ndarray]], rounds: int = 1000, seed: int = 0
+                   ) -> dict[str, tuple[float, float]]:
+    """95% bootstrap intervals of R's and S's distances from G minus V's, the positions of each set
+    drawn again within it (positions, not games: boards of one game are related, so these
+    intervals are on the narrow side)."""
     rng = np.random.default_rng(seed)
-    n = len(labels["G"])
-    gaps = []
+    gaps: dict[str, list[float]] = {"R - V": [], "S - V": []}
     for _ in range(rounds):
-        pick = rng.integers(0, n, n)
-        d = distances({k: v[pick] for k, v in labels.items()})
-        gaps.append(d["R"] - d["V"])
-    low, high = np.percentile(gaps, [2.5, 97.5])
-    return float(low), float(high)
+        drawn = []
+        for labels in sets:
+            pick = rng.integers(0, len(labels["G"]), len(labels["G"]))
+            drawn.append({k: v[pick] for k, v in labels.items()})
+        d = pooled(drawn)
+        gaps["R - V"].append(d["R"] - d["V"])
+        gaps["S - V"].append(d["S"] - d["V"])
+    return {k: tuple(float(x) for x in np.percentile(v, [2.5, 97.5])) for k, v in gaps.items()}
 
 
-def write_labels(path: str | Path, labels: dict[str, np.ndarray], rows: np.ndarray, settings: dict[str, int]) -> None:
+SETTINGS = ("games", "positions", "horizon", "trials", "seed", "chunk")
+TEXTS = ("position_class", "network")
+
+
+def write_labels(path: str | Path, labels: dict[str, np.ndarray], rows: np.ndarray, settings: dict[str, Any]) -> None:
     def write(f) -> None:
-        np.savez(f, rows=rows, **labels, **{k: np.int64(v) for k, v in settings.items()})
+        np.savez(f, rows=rows, **labels, **{k: np.int64(settings[k]) for k in SETTINGS},
+                 **{k: np.array(str(settings[k])) for k in TEXTS})
 
     atomic_write(path, write)
 
 
-SETTINGS = ("games", "positions", "horizon", "trials", "seed")
-
-
-def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, int]]:
-    """The labels of a file ``write_labels`` made; anything else, or a damaged one, is refused."""
+def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file (no pickles); anything else, or a damaged one, is refused."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single array, not an .npz")
+        with data:
+            return {k: data[k] for k in data.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ValueError(f"{path} is not a readable file of rollout labels ({error})") from None
-    missing = [k for k in ("rows", *LABELS, *SETTINGS) if k not in arrays]
+        raise ValueError(f"{path} is not a readable {what} ({error})") from None
+
+
+def setting(path: str | Path, arrays: dict[str, np.ndarray], key: str, kind: str) -> Any:
+    """A setting stored as a single value: an integer ("i") or a text ("U")."""
+    value = arrays[key]
+    if value.shape != () or value.dtype.kind != kind:
+        raise ValueError(f"{path}: {key} must be a single {'integer' if kind == 'i' else 'text'}")
+    return int(value) if kind == "i" else str(value)
+
+
+def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The labels of a file ``write_labels`` made; anything else, or a damaged one, is refused."""
+    arrays = read_npz(path, "file of rollout labels")
+    missing = [k for k in ("rows", *LABELS, *SETTINGS, *TEXTS) if k not in arrays]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: not a file of rollout labels")
     n = len(arrays["rows"])
-    for k in LABELS:
-        a = arrays[k]
-        if a.dtype.kind != "f" or a.shape != (n, OUTPUTS) or not np.isfinite(a).all() or (a < -1e-6).any() or (a > 1 + 1e-6).any():
-            raise ValueError(f"{path}: {k} must be {n} rows of {OUTPUTS} probabilities")
     if n == 0:
         raise ValueError(f"{path} holds no positions")
-    return {k: arrays[k].astype(np.float64) for k in LABELS}, {k: int(arrays[k]) for k in SETTINGS}
+    for k in LABELS:
+        a = arrays[k]
+        if (a.dtype.kind != "f" or a.shape != (n, OUTPUTS) or not np.isfinite(a).all()
+                or (a < -1e-6).any() or (a > 1 + 1e-6).any()):
+            raise ValueError(f"{path}: {k} must be {n} rows of {OUTPUTS} probabilities")
+    settings = {k: setting(path, arrays, k, "i") for k in SETTINGS}
+    settings.update({k: setting(path, arrays, k, "U") for k in TEXTS})
+    return {k: arrays[k].astype(np.float64) for k in LABELS}, settings
 
 
-def report(labels: dict[str, np.ndarray]) -> None:
-    d = distances(labels)
-    low, high = bootstrap_gap(labels)
+def report(sets: list[dict[str, np.ndarray]]) -> None:
+    d = pooled(sets)
+    gaps = bootstrap_gaps(sets)
     rms = lambda v: math.sqrt(max(v, 0.0))  # noqa: E731
-    print(f"{len(labels['G'])} positions; mean square distance of P(win) from gnubg 0-ply's (root in brackets):")
+    count = sum(len(labels["G"]) for labels in sets)
+    print(f"{count} positions in {len(sets)} set(s); mean square distance of P(win) from gnubg 0-ply's "
+          "(root in brackets):")
     print(f"  V  the network                    {d['V']:.6f}  ({rms(d['V']):.4f})")
     print(f"  S  its 1-ply search               {d['S']:.6f}  ({rms(d['S']):.4f})")
     print(f"  R  rollouts, their noise out      {d['R']:.6f}  ({rms(d['R']):.4f})   noise of R: {d['R_noise']:.6f}")
-    print(f"  R - V: {d['R'] - d['V']:+.6f}, 95% bootstrap interval [{low:+.6f}, {high:+.6f}]")
+    for name, (low, high) in gaps.items():
+        gap = d[name[0]] - d["V"]
+        print(f"  {name}: {gap:+.6f}, 95% bootstrap interval [{low:+.6f}, {high:+.6f}]")
     print(f"  how far the rollouts move P(win) from the network's: {rms(d['R_from_V']):.4f} (mean {d['R_minus_V']:+.4f})")
 
 
@@ -157,25 +224,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=64, help="positions a job")
     parser.add_argument("--out", default="", help="an .npz to save the labels in")
-    parser.add_argument("--report", default="", help="print the figures of a saved .npz instead")
+    parser.add_argument("--report", nargs="+", default=[], metavar="NPZ",
+                        help="print the figures of saved labels instead (several files: pooled)")
     args = parser.parse_args(argv)
     if args.report:
-        try:
-            labels, settings = read_labels(args.report)
-        except ValueError as error:
-            parser.error(str(error))
-        print(f"labels of {args.report}: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
-        report(labels)
+        sets = []
+        for path in args.report:
+            try:
+                labels, settings = read_labels(path)
+            except ValueError as error:
+                parser.error(str(error))
+            print(f"labels of {path}: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
+            sets.append(labels)
+        report(sets)
         return 0
     if min(args.games, args.positions, args.horizon, args.trials, args.workers, args.chunk) < 1:
         parser.error("--games, --positions, --horizon, --trials, --workers and --chunk must be at least 1")
     if args.horizon > 10_000 or args.trials > 1000:
         parser.error("--horizon is at most 10,000 moves and --trials at most 1,000")
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out {args.out}: its folder does not exist")
-    network = load_value_net(args.network, "backgammon")
-    if getattr(network, "arch", None) != ARCH:
-        parser.error(f"{args.network} is not a contact/race network")
+    if args.seed < 0:
+        parser.error(f"--seed must be at least 0, not {args.seed}")
+    if args.out and (Path(args.out).is_dir() or not Path(args.out).resolve().parent.is_dir()):
+        parser.error(f"--out {args.out}: a file in a folder that exists")
+    network = contact_race_network(parser, args.network)
+    try:
+        _gnubg()  # the judge, before the work rather than after it
+    except ImportError as error:
+        parser.error(str(error))
     t0 = time.perf_counter()
     rows = positions(network, args.games, 0.0, args.seed)
     rows = rows[position_classes(rows) == CLASSES[args.position_class]]
@@ -195,8 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     labels["G"] = gnubg_labels(rows).astype(np.float64)
     print(f"labelled in {time.perf_counter() - t0:.0f} s", flush=True)
     if args.out:
-        write_labels(args.out, labels, rows, {k: getattr(args, k) for k in SETTINGS})
-    report(labels)
+        write_labels(args.out, labels, rows, {**{k: getattr(args, k) for k in SETTINGS},
+                                              "position_class": args.position_class,
+                                              "network": file_sha256(args.network)})
+    report([labels])
     return 0
 
 
