@@ -30,7 +30,6 @@ again. ``--workers`` processes label chunks of ``--chunk`` positions, each chunk
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import sys
 import time
@@ -47,6 +46,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
+from benchmarks.backgammon_own_2ply import file_sha256
 from plies.agents.gnubg_agents import _gnubg
 from plies.agents.value_net import load_value_net, require_torch
 from plies.files import atomic_write
@@ -55,10 +55,6 @@ from plies.training.backgammon import ARCH, OUTPUTS, _forward, numpy_weights, ro
 
 CLASSES = {"contact": features.CONTACT, "race": features.RACE, "crashed": features.CRASHED}
 LABELS = ("V", "S", "R_a", "R_b", "G")
-
-
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def contact_race_network(parser: argparse.ArgumentParser, path: str):
