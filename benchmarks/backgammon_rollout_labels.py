@@ -13,7 +13,8 @@ the end of the game (``--horizon`` moves at most; the first roll stratified). Wi
 first roll a label's P(win) carries a noise of about 0.009 (variance), far above the squared
 distances it should correct (about 0.0001): the fit has to average it out over many positions. Chunk files
 (``FOLDER/chunk_NNNNN.npz``, written atomically) that exist and match the settings are kept, so
-a stopped run goes on where it stopped; a damaged one is labelled again.
+a stopped run goes on where it stopped; a damaged one is labelled again. A kill (or Ctrl-C)
+keeps the chunks written; the queued ones are dropped and the workers end with their chunk.
 
 ``fit``: the network fitted to the labels (cross-entropy, Adam, ``--lr``, ``--epochs``), every
 tenth chunk held out; before and after, the held-out mean square distance of P(win) from the
@@ -27,6 +28,7 @@ positions from gnubg 0-ply's values (the judge of backgammon_rollout_truth.py; n
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -110,6 +112,10 @@ def matches(arrays: dict[str, np.ndarray], network_hash: str, settings: dict[str
             and all(int(arrays[k]) == int(settings[k]) for k in SETTINGS if k != "index"))
 
 
+def _stop(signum: int, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def label(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if folder.exists() and not folder.is_dir():
@@ -138,6 +144,8 @@ def label(args: argparse.Namespace) -> int:
         for i in tqdm(todo, desc="rollout labels", unit="chunk", mininterval=10):
             write_chunk(chunk_path(folder, i), label_chunk(args.network, i, settings), network_hash, settings, i)
     else:  # spawned, not forked: a forked child can inherit a lock some thread of the parent held
+        # a kill ends the workers too (they would go on with the queued chunks otherwise)
+        signal.signal(signal.SIGTERM, _stop)
         with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
             jobs = {pool.submit(label_chunk, args.network, i, settings): i for i in todo}
             try:
