@@ -43,6 +43,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
 from benchmarks.backgammon_rollout_truth import (
+    check_probabilities,
     contact_race_network,
     file_sha256,
     one_thread_worker,
@@ -53,7 +54,7 @@ from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
-from plies.training.backgammon import ARCH, OUTPUTS, numpy_weights, rollout_targets
+from plies.training.backgammon import ARCH, numpy_weights, rollout_targets
 
 SETTINGS = ("seed", "index", "games", "horizon", "trials")
 
@@ -71,9 +72,7 @@ def read_chunk(path: Path) -> dict[str, np.ndarray]:
     rows, labels = arrays["rows"], arrays["labels"]
     if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or rows.dtype.kind != "i" or len(rows) == 0:
         raise ValueError(f"{path}: rows must be backgammon states of {bg_rules.STATE_SIZE} integers")
-    if (labels.shape != (len(rows), OUTPUTS) or labels.dtype.kind != "f" or not np.isfinite(labels).all()
-            or (labels < -1e-6).any() or (labels > 1 + 1e-6).any()):
-        raise ValueError(f"{path}: labels must be {len(rows)} rows of {OUTPUTS} probabilities")
+    check_probabilities(path, "labels", labels, len(rows))
     for key in SETTINGS:
         setting(path, arrays, key, "i")
     setting(path, arrays, "network", "U")
@@ -145,17 +144,20 @@ def label(args: argparse.Namespace) -> int:
             write_chunk(chunk_path(folder, i), label_chunk(args.network, i, settings), network_hash, settings, i)
     else:  # spawned, not forked: a forked child can inherit a lock some thread of the parent held
         # a kill ends the workers too (they would go on with the queued chunks otherwise)
-        signal.signal(signal.SIGTERM, _stop)
-        with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
-            jobs = {pool.submit(label_chunk, args.network, i, settings): i for i in todo}
-            try:
-                for job in tqdm(as_completed(jobs), total=len(jobs), desc="rollout labels", unit="chunk",
-                                mininterval=10):
-                    i = jobs[job]
-                    write_chunk(chunk_path(folder, i), job.result(), network_hash, settings, i)
-            except BaseException:
-                pool.shutdown(cancel_futures=True)  # the chunks written so far stay; the rest wait for a resume
-                raise
+        previous = signal.signal(signal.SIGTERM, _stop)
+        try:
+            with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+                jobs = {pool.submit(label_chunk, args.network, i, settings): i for i in todo}
+                try:
+                    for job in tqdm(as_completed(jobs), total=len(jobs), desc="rollout labels", unit="chunk",
+                                    mininterval=10):
+                        i = jobs[job]
+                        write_chunk(chunk_path(folder, i), job.result(), network_hash, settings, i)
+                except BaseException:
+                    pool.shutdown(cancel_futures=True)  # the chunks written so far stay; the rest wait for a resume
+                    raise
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     print(f"labelled {len(todo)} chunks in {time.perf_counter() - t0:.0f} s", flush=True)
     return 0
 

@@ -173,6 +173,13 @@ def setting(path: str | Path, arrays: dict[str, np.ndarray], key: str, kind: str
     return int(value) if kind == "i" else str(value)
 
 
+def check_probabilities(path: str | Path, name: str, a: np.ndarray, n: int) -> None:
+    """``a`` must be ``n`` rows of the five outputs, each in [0, 1] (sums may overshoot by rounding)."""
+    if (a.dtype.kind != "f" or a.shape != (n, OUTPUTS) or not np.isfinite(a).all()
+            or (a < -1e-6).any() or (a > 1 + 1e-6).any()):
+        raise ValueError(f"{path}: {name} must be {n} rows of {OUTPUTS} probabilities")
+
+
 def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The labels of a file ``write_labels`` made; anything else, or a damaged one, is refused."""
     arrays = read_npz(path, "file of rollout labels")
@@ -183,10 +190,7 @@ def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]
     if n == 0:
         raise ValueError(f"{path} holds no positions")
     for k in LABELS:
-        a = arrays[k]
-        if (a.dtype.kind != "f" or a.shape != (n, OUTPUTS) or not np.isfinite(a).all()
-                or (a < -1e-6).any() or (a > 1 + 1e-6).any()):
-            raise ValueError(f"{path}: {k} must be {n} rows of {OUTPUTS} probabilities")
+        check_probabilities(path, k, arrays[k], n)
     settings = {k: setting(path, arrays, k, "i") for k in SETTINGS}
     settings.update({k: setting(path, arrays, k, "U") for k in TEXTS})
     return {k: arrays[k].astype(np.float64) for k in LABELS}, settings
