@@ -120,7 +120,8 @@ def _build_classes() -> dict[str, type]:
 
         def tensors(self, states: np.ndarray, device) -> tuple:
             feats = dw_features.encode(states)
-            return tuple(torch.from_numpy(feats[k]).to(device) for k in
+            dtype = self.embed.weight.dtype  # float64 for a ``.double()`` copy
+            return tuple(torch.from_numpy(feats[k]).to(device, dtype) for k in
                          ("area", "player", "alive", "owner", "adj_own", "adj_enemy"))
 
         def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
@@ -156,7 +157,8 @@ def _build_classes() -> dict[str, type]:
             return torch.sigmoid(self.out(torch.sigmoid(self.hidden(x))))
 
         def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
-            return (torch.from_numpy(bg_features.td_gammon_encode(states, mover)).to(device),)
+            x = bg_features.td_gammon_encode(states, mover)
+            return (torch.from_numpy(x).to(device, self.hidden.weight.dtype),)
 
         @staticmethod
         def equity(p, scoring: int):
@@ -263,7 +265,8 @@ def _build_classes() -> dict[str, type]:
 
         def tensors(self, states: np.ndarray, device, mover=None) -> tuple:
             x, classes = bg_features.encode(states, mover)
-            return torch.from_numpy(x).to(device), torch.from_numpy(classes).to(device)
+            dtype = self.nets[0][0].weight.dtype  # float64 for a ``.double()`` copy
+            return torch.from_numpy(x).to(device, dtype), torch.from_numpy(classes).to(device)
 
         def seat_values(self, states: np.ndarray, num_players: int, device) -> np.ndarray:
             states = np.ascontiguousarray(states, np.int64)
