@@ -106,12 +106,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     options = getattr(args, "stored_options", None)
     if options is None:
         options = _parse_options(args.option)
-    result = run_tournament(
-        game, agents, games, seed=args.seed if args.seed is not None else 0, workers=args.workers,
-        results=args.results, resume=args.resume, opening_plies=opening, focus=args.focus,
-        options=options, progress=not args.quiet, backend=args.backend, clock=clock,
-        schedule=args.schedule,
-    )
+    try:
+        result = run_tournament(
+            game, agents, games, seed=args.seed if args.seed is not None else 0, workers=args.workers,
+            results=args.results, resume=args.resume, opening_plies=opening, focus=args.focus,
+            options=options, progress=not args.quiet, backend=args.backend, clock=clock,
+            schedule=args.schedule,
+        )
+    except KeyboardInterrupt:  # Ctrl-C: say what was kept and how to go on, not a traceback
+        kept = (f"the finished games are in {args.results}; the same command with --resume goes on"
+                if args.results else "no games were kept (--results FILE keeps them)")
+        print(f"\ninterrupted: {kept}", file=sys.stderr)
+        return 130
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     _print_forfeits(result.records)
     return 0

@@ -105,14 +105,16 @@ def test_rename_agent_renames_it_everywhere_or_nowhere(tmp_path):
         run_tournament("tictactoe", AGENTS, 4, seed=2, workers=1, results=path, resume=True, progress=False)
 
 
-def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
-    path = tmp_path / "killed.sqlite"
-    # enough games (300 of Connect Four) that the kill lands well before the end
-    agents = ["random", "alphabeta:depth=3", "lookahead:depth=2"]
-    args = ["tournament", "--game", "connect_four", "--agents", *agents, "--games", "100",
+KILLED_AGENTS = ["random", "alphabeta:depth=3", "lookahead:depth=2"]
+
+
+def start_and_stop_a_tournament(path, sig: int) -> subprocess.Popen:
+    """A CLI tournament stopped by ``sig`` once it has stored ten games; returns the process."""
+    # enough games (300 of Connect Four) that the signal lands well before the end
+    args = ["tournament", "--game", "connect_four", "--agents", *KILLED_AGENTS, "--games", "100",
             "--seed", "4", "--workers", "1", "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     stored = 0
     while time.time() < deadline and proc.poll() is None:
@@ -124,9 +126,16 @@ def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path)
                 continue
             if stored >= 10:
                 break
-    assert proc.poll() is None, "the tournament finished before it could be killed"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    assert proc.poll() is None, "the tournament finished before it could be stopped"
+    os.kill(proc.pid, sig)
+    proc.wait(timeout=60)
+    return proc
+
+
+def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
+    path = tmp_path / "killed.sqlite"
+    agents = KILLED_AGENTS
+    start_and_stop_a_tournament(path, signal.SIGKILL)
     config = ResultStore.read_config(path)
     assert 10 <= ResultStore(path, config, resume=True).count() < 300
     resumed = run_tournament("connect_four", agents, 100, seed=4, workers=1, results=path,
@@ -134,6 +143,17 @@ def test_a_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path)
     straight = run_tournament("connect_four", agents, 100, seed=4, workers=1, progress=False)
     assert len(resumed.records) == 300
     assert table_text(resumed) == table_text(straight)
+
+
+def test_ctrl_c_stops_a_tournament_with_a_message_and_keeps_its_games(tmp_path):
+    path = tmp_path / "interrupted.sqlite"
+    proc = start_and_stop_a_tournament(path, signal.SIGINT)
+    err = proc.stderr.read()
+    assert proc.returncode == 130
+    assert f"interrupted: the finished games are in {path}" in err and "--resume" in err
+    assert "Traceback" not in err
+    config = ResultStore.read_config(path)
+    assert 10 <= ResultStore(path, config, resume=True).count() < 300
 
 
 def test_cli_tournament_report_and_errors(tmp_path, capsys):
