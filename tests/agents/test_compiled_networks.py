@@ -41,8 +41,8 @@ def compiled_values(kernel, states: np.ndarray, seats: int, params: np.ndarray) 
 
 def float64_values(model, states: np.ndarray, seats: int) -> np.ndarray:
     """torch's values from a float64 copy of ``model``: the kernels compute in float64, so a
-    float32 forward pass would only measure torch's rounding (which varies with the CPU's
-    kernels: once 2e-4 apart on the shipped Dice Wars network where it is usually 4e-6)."""
+    float32 forward pass would only measure torch's rounding (on the shipped Dice Wars network
+    usually 4e-6, but once 2e-4 in a fresh-clone CI run, cause not found)."""
     return copy.deepcopy(model).double().seat_values(states, seats, "cpu")
 
 
