@@ -312,13 +312,34 @@ def play_games(
                 ) from err
             queue = iter(games)
             running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
-            while running:
-                complete, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in complete:
-                    yield future.result()
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        running.add(pool.submit(play_game, config, nxt))
+            try:
+                while running:
+                    complete, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in complete:
+                        yield future.result()
+                        nxt = next(queue, None)
+                        if nxt is not None:
+                            running.add(pool.submit(play_game, config, nxt))
+            except (KeyboardInterrupt, GeneratorExit):
+                shut_down_uninterrupted(pool)
+                raise
+
+
+def shut_down_uninterrupted(pool: ProcessPoolExecutor) -> None:
+    """Cancel the games not started and wait for the workers, with Ctrl-C ignored meanwhile.
+
+    A second SIGINT (a double Ctrl-C, or ``timeout --signal=INT``, which signals the process and
+    then its group) landing inside the pool's shutdown stops it before the workers are told to
+    end: they wait on the queue for ever and the interpreter hangs at exit joining them.
+    """
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameRecord]:

@@ -108,13 +108,17 @@ def test_rename_agent_renames_it_everywhere_or_nowhere(tmp_path):
 KILLED_AGENTS = ["random", "alphabeta:depth=3", "lookahead:depth=2"]
 
 
-def start_and_stop_a_tournament(path, sig: int) -> subprocess.Popen:
-    """A CLI tournament stopped by ``sig`` once it has stored ten games; returns the process."""
+def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: float | None = None) -> subprocess.Popen:
+    """A CLI tournament stopped by ``sig`` once it has stored ten games; returns the process.
+
+    With ``again_after``, ``sig`` goes to the whole process group (workers too, as a terminal's
+    Ctrl-C does) and, that many seconds later, to the tournament's process once more."""
     # enough games (300 of Connect Four) that the signal lands well before the end
     args = ["tournament", "--game", "connect_four", "--agents", *KILLED_AGENTS, "--games", "100",
-            "--seed", "4", "--workers", "1", "--quiet"]
+            "--seed", "4", "--workers", str(workers), "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=again_after is not None)
     deadline = time.time() + 120
     stored = 0
     while time.time() < deadline and proc.poll() is None:
@@ -127,8 +131,18 @@ def start_and_stop_a_tournament(path, sig: int) -> subprocess.Popen:
             if stored >= 10:
                 break
     assert proc.poll() is None, "the tournament finished before it could be stopped"
-    os.kill(proc.pid, sig)
-    proc.wait(timeout=60)
+    if again_after is None:
+        os.kill(proc.pid, sig)
+    else:
+        os.killpg(proc.pid, sig)
+        time.sleep(again_after)
+        os.kill(proc.pid, sig)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL) if again_after is not None else proc.kill()
+        proc.wait()
+        raise AssertionError("the stopped tournament did not end within 60 s") from None
     return proc
 
 
@@ -152,6 +166,19 @@ def test_ctrl_c_stops_a_tournament_with_a_message_and_keeps_its_games(tmp_path):
     assert proc.returncode == 130
     assert f"interrupted: the finished games are in {path}" in err and "--resume" in err
     assert "Traceback" not in err
+    config = ResultStore.read_config(path)
+    assert 10 <= ResultStore(path, config, resume=True).count() < 300
+
+
+def test_a_second_ctrl_c_while_the_workers_stop_neither_hangs_nor_loses_games(tmp_path):
+    # a double Ctrl-C, or `timeout --signal=INT` (the process, then its group): the second signal
+    # used to land inside the pool's shutdown, before the workers were told to end, and the
+    # tournament then hung for ever at exit
+    path = tmp_path / "twice.sqlite"
+    proc = start_and_stop_a_tournament(path, signal.SIGINT, workers=2, again_after=0.1)
+    err = proc.stderr.read()
+    assert proc.returncode == 130, err
+    assert f"interrupted: the finished games are in {path}" in err and "Traceback" not in err
     config = ResultStore.read_config(path)
     assert 10 <= ResultStore(path, config, resume=True).count() < 300
 
