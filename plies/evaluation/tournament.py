@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -332,12 +333,23 @@ def shut_down_uninterrupted(pool: ProcessPoolExecutor) -> None:
     then its group) landing inside the pool's shutdown stops it before the workers are told to
     end: they wait on the queue for ever and the interpreter hangs at exit joining them.
     """
-    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+    with sigint_ignored():
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored inside the block (in the main thread; elsewhere handlers cannot change).
+
+    Ctrl-C reaches the whole process group. Worker processes started inside the block inherit
+    the ignored signal (a trainer's pool, which its parent stops itself: a worker still importing
+    plies would otherwise print a traceback of its own)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool.shutdown(wait=True, cancel_futures=True)
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -531,6 +531,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"plies train {game_id}: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: checkpoints are written whole, so say how to go on
+        print(f"\ninterrupted: the last checkpoint is in {args.run}; the same command with --resume "
+              "goes on from it", file=sys.stderr)
+        return 130
     print(recipe.summary(card, args.out or args.run / recipe.weights_name(get_game(game_id))))
     return 0
 

@@ -245,6 +245,44 @@ def test_the_cli_trains_any_declared_game(tmp_path, capsys):
     assert main(["train", "chess"]) == 2
 
 
+def test_ctrl_c_stops_a_training_run_with_a_message_and_it_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from plies.cli import main
+
+    options = ["--run", str(tmp_path), "--round-games", "20", "--eval-every", "1000", "--quiet"]
+    proc = subprocess.Popen([sys.executable, "-m", "plies.cli", "train", "tictactoe", "--rounds", "1000",
+                             "--workers", "2", *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    metrics = tmp_path / "metrics.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if metrics.exists() and len(metrics.read_text().splitlines()) >= 3:
+            break
+    assert proc.poll() is None, proc.stderr.read()
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the trainer and its workers
+    try:
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = proc.stderr.read()
+    assert proc.returncode == 130, err
+    assert f"interrupted: the last checkpoint is in {tmp_path}" in err and "--resume" in err
+    assert "Traceback" not in err, err  # nor from the workers
+    rows = metrics.read_text().splitlines()
+    done = len(rows) - 1
+    assert main(["train", "tictactoe", "--rounds", str(done + 1), "--workers", "2", *options, "--resume"]) == 0
+    resumed = metrics.read_text().splitlines()
+    assert resumed[:len(rows)] == rows and len(resumed) == len(rows) + 1
+    assert resumed[-1].split(",")[0] == str(done + 1)
+
+
 def test_a_damaged_replay_stops_the_resume(tmp_path):
     engine.train("tictactoe", _args(tmp_path, 2))
     (tmp_path / "replay.npz").write_bytes(b"not a replay")
