@@ -515,6 +515,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # commands that keep work say where it is themselves; the rest stop plainly
+        print(f"\nplies {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

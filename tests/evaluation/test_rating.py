@@ -96,6 +96,24 @@ def test_cli_rate_prints_the_rating_and_writes_a_plot(ladder, tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_ctrl_c_during_a_placement_stops_it_with_a_line_not_a_traceback(ladder, tmp_path, capsys, monkeypatch):
+    import plies.evaluation.rating as rating
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(rating, "play_games", interrupted)
+    path = tmp_path / "t.json"
+    ladder.save(path)
+    png = tmp_path / "r.png"
+    code = main(["rate", "--game", "tictactoe", "--agent", "lookahead:depth=2", "--ladder", str(path),
+                 "--max-games", "32", "--plot", str(png), "--quiet"])
+    assert code == 130
+    assert capsys.readouterr().err.strip() == "plies rate: interrupted"
+    assert not png.exists()
+
+
 @pytest.mark.parametrize("path", sorted(LADDERS.glob("*.json")), ids=lambda p: p.stem)
 def test_shipped_ladders_are_anchored_and_ordered_as_their_games_say(path):
     shipped = Ladder.load(path)
