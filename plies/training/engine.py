@@ -565,17 +565,22 @@ def evaluate(game: str, weights: Path, depth: int, opponent: str, games: int, se
 
 class Replay:
     """The inputs and targets of the last ``window`` rounds, saved beside the checkpoint with
-    the round they end at (a resume checks it: a replay of another round is refused)."""
+    the round they end at (a resume checks it: a replay of another round is refused).
+
+    The file is written just before the checkpoint, so a run stopped between the two leaves a
+    replay one round ahead of its checkpoint: the file keeps one round more than the window,
+    and a resume from the round before takes the window that ended there."""
 
     def __init__(self, path: Path, window: int) -> None:
         self.path, self.window = path, window
         self.rounds: list[tuple[np.ndarray, np.ndarray]] = []
 
     def add(self, x: np.ndarray, y: np.ndarray) -> None:
-        self.rounds = [*self.rounds, (x, y)][-self.window:]
+        self.rounds = [*self.rounds, (x, y)][-(self.window + 1):]
 
     def data(self) -> tuple[np.ndarray, np.ndarray]:
-        return (np.concatenate([x for x, _ in self.rounds]), np.concatenate([y for _, y in self.rounds]))
+        window = self.rounds[-self.window:]
+        return (np.concatenate([x for x, _ in window]), np.concatenate([y for _, y in window]))
 
     def save(self, round_: int) -> None:
         if self.window == 1:
@@ -595,7 +600,9 @@ class Replay:
                 rounds = [(data[f"x{k}"], data[f"y{k}"]) for k in range(count)]
         except (OSError, KeyError, ValueError) as err:
             raise DamagedFileError(f"{self.path} cannot be read ({err}): the run cannot resume exactly") from None
-        if stored != round_:
+        if stored == round_ + 1 and len(rounds) > min(self.window, stored - 1):
+            rounds = rounds[:-1]  # stopped after the replay was written, before its checkpoint
+        elif stored != round_:
             raise DamagedFileError(f"{self.path} ends at round {stored}, the checkpoint at round {round_}")
         self.rounds = rounds
 

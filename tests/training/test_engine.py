@@ -275,11 +275,16 @@ def test_ctrl_c_stops_a_training_run_with_a_message_and_it_resumes(tmp_path):
     assert proc.returncode == 130, err
     assert f"interrupted: the last checkpoint is in {tmp_path}" in err and "--resume" in err
     assert "Traceback" not in err, err  # nor from the workers
-    rows = metrics.read_text().splitlines()
-    done = len(rows) - 1
+    # the checkpoint says how far the run got (a metrics row is written just before its checkpoint)
+    from plies.training.common import load_checkpoint
+
+    recipe = engine.recipe_of(get_game("tictactoe"))
+    done = load_checkpoint(tmp_path / "checkpoint.pt", "tictactoe", recipe.arch)["progress"]["round"]
+    rows = metrics.read_text().splitlines()[:done + 1]
+    assert done >= 1
     assert main(["train", "tictactoe", "--rounds", str(done + 1), "--workers", "2", *options, "--resume"]) == 0
     resumed = metrics.read_text().splitlines()
-    assert resumed[:len(rows)] == rows and len(resumed) == len(rows) + 1
+    assert resumed[:done + 1] == rows and len(resumed) == done + 2
     assert resumed[-1].split(",")[0] == str(done + 1)
 
 
@@ -379,3 +384,26 @@ def test_a_run_killed_during_an_evaluation_resumes_exactly(tmp_path, monkeypatch
     assert all(torch.equal(a[k], b[k]) for k in a)
     rounds = [r.split(",")[0] for r in (tmp_path / "split" / "metrics.csv").read_text().splitlines()[1:]]
     assert rounds == ["1", "2", "3", "4", "5", "6"]
+
+
+@pytest.mark.parametrize("window", ["2", "3"])
+def test_a_run_stopped_between_its_replay_and_its_checkpoint_resumes_exactly(tmp_path, monkeypatch, window):
+    # the replay of round 4 is written, the checkpoint still holds round 3
+    engine.train("tictactoe", _args(tmp_path / "straight", 6, "--window", window))
+    save = engine.Run.save_checkpoint
+
+    def stopped_at_round_4(run):
+        if run.progress["round"] == 4:
+            raise KeyboardInterrupt
+        save(run)
+
+    monkeypatch.setattr(engine.Run, "save_checkpoint", stopped_at_round_4)
+    with pytest.raises(KeyboardInterrupt):
+        engine.train("tictactoe", _args(tmp_path / "split", 6, "--window", window))
+    monkeypatch.setattr(engine.Run, "save_checkpoint", save)
+    with np.load(tmp_path / "split" / "replay.npz") as replay:
+        assert int(replay["round"]) == 4
+    engine.train("tictactoe", _args(tmp_path / "split", 6, "--window", window, "--resume"))
+    a = load_value_net(tmp_path / "straight" / "tictactoe_net.pt", "tictactoe").state_dict()
+    b = load_value_net(tmp_path / "split" / "tictactoe_net.pt", "tictactoe").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
