@@ -300,10 +300,17 @@ def play_games(
     else:
         known = registries()  # users' registered agents and games, sent to every worker
         entries = known[0]
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                 initializer=_start_worker, initargs=(os.getpid(), known)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                   initializer=_start_worker, initargs=(os.getpid(), known))
+        try:
+            queue = iter(games)
+            # workers are spawned by these first submits and inherit Ctrl-C ignored: the parent
+            # alone takes it and ends them (a worker still importing plies would print a traceback)
+            with sigint_ignored():
+                started = pool.submit(int, 0)
+                running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
             try:
-                pool.submit(int, 0).result()
+                started.result()
             except BrokenProcessPool as err:
                 raise RuntimeError(
                     "worker processes could not start; a script that runs tournaments with "
@@ -311,40 +318,42 @@ def play_games(
                     "spawned and import the script again), and agents added with register() must "
                     f"be importable by the workers (registered: {', '.join(entries) or 'none'})"
                 ) from err
-            queue = iter(games)
-            running = {pool.submit(play_game, config, g) for g in itertools.islice(queue, workers * 2)}
-            try:
-                while running:
-                    complete, running = wait(running, return_when=FIRST_COMPLETED)
-                    for future in complete:
-                        yield future.result()
-                        nxt = next(queue, None)
-                        if nxt is not None:
-                            running.add(pool.submit(play_game, config, nxt))
-            except (KeyboardInterrupt, GeneratorExit):
-                shut_down_uninterrupted(pool)
-                raise
+            while running:
+                complete, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in complete:
+                    yield future.result()
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        running.add(pool.submit(play_game, config, nxt))
+        except BaseException:  # Ctrl-C, an error, or the caller stopped reading: unfinished games are dropped
+            stop_workers(pool)
+            raise
+        finally:
+            # a second Ctrl-C inside the shutdown would stop it before the workers are told to end,
+            # and the interpreter would hang at exit joining them
+            with sigint_ignored():
+                pool.shutdown(wait=True, cancel_futures=True)
 
 
-def shut_down_uninterrupted(pool: ProcessPoolExecutor) -> None:
-    """Cancel the games not started and wait for the workers, with Ctrl-C ignored meanwhile.
-
-    A second SIGINT (a double Ctrl-C, or ``timeout --signal=INT``, which signals the process and
-    then its group) landing inside the pool's shutdown stops it before the workers are told to
-    end: they wait on the queue for ever and the interpreter hangs at exit joining them.
-    """
-    with sigint_ignored():
-        pool.shutdown(wait=True, cancel_futures=True)
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool's workers now, their games unfinished (``terminate_workers`` from Python 3.14)."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.terminate()
 
 
 @contextlib.contextmanager
 def sigint_ignored() -> Iterator[None]:
-    """Ctrl-C ignored inside the block (in the main thread; elsewhere handlers cannot change).
+    """Ctrl-C ignored inside the block, then the handler before it back.
 
-    Ctrl-C reaches the whole process group. Worker processes started inside the block inherit
-    the ignored signal (a trainer's pool, which its parent stops itself: a worker still importing
-    plies would otherwise print a traceback of its own)."""
-    if threading.current_thread() is not threading.main_thread():
+    Only the main thread can change handlers, and a handler installed outside Python cannot be
+    put back: in either case the block runs unchanged. Processes started inside the block inherit
+    the ignored signal (Ctrl-C reaches the whole process group; the parent stops its workers)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

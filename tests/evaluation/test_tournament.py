@@ -177,7 +177,8 @@ def test_a_second_ctrl_c_while_the_workers_stop_neither_hangs_nor_loses_games(tm
     path = tmp_path / "twice.sqlite"
     proc = start_and_stop_a_tournament(path, signal.SIGINT, workers=2, again_after=0.1)
     err = proc.stderr.read()
-    assert proc.returncode == 130, err
+    # 130, or killed by the second SIGINT once Python had begun to exit (a shell says 130 for both)
+    assert proc.returncode in (130, -signal.SIGINT), err
     assert f"interrupted: the finished games are in {path}" in err and "Traceback" not in err
     config = ResultStore.read_config(path)
     assert 10 <= ResultStore(path, config, resume=True).count() < 300
