@@ -1,6 +1,7 @@
 """Rating ladders: the fit, held-out predictions, placement and the shipped ladders."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,12 +85,18 @@ def test_ladders_round_trip_and_bad_files_are_named(ladder, tmp_path):
         Ladder.load("chess")
 
 
-def test_cli_rate_prints_the_rating_and_writes_a_plot(ladder, tmp_path, capsys):
+def rate_on(ladder, tmp_path) -> tuple[int, Path]:
+    """``plies rate`` of lookahead:depth=2 on ``ladder`` (saved under ``tmp_path``): exit status, plot path."""
     path = tmp_path / "t.json"
     ladder.save(path)
     png = tmp_path / "r.png"
     code = main(["rate", "--game", "tictactoe", "--agent", "lookahead:depth=2", "--ladder", str(path),
                  "--max-games", "32", "--plot", str(png), "--quiet"])
+    return code, png
+
+
+def test_cli_rate_prints_the_rating_and_writes_a_plot(ladder, tmp_path, capsys):
+    code, png = rate_on(ladder, tmp_path)
     assert code == 0
     out = capsys.readouterr().out
     assert "lookahead:depth=2 on the tictactoe ladder:" in out and "95% interval" in out
@@ -104,11 +111,7 @@ def test_ctrl_c_during_a_placement_stops_it_with_a_line_not_a_traceback(ladder, 
         yield
 
     monkeypatch.setattr(rating, "play_games", interrupted)
-    path = tmp_path / "t.json"
-    ladder.save(path)
-    png = tmp_path / "r.png"
-    code = main(["rate", "--game", "tictactoe", "--agent", "lookahead:depth=2", "--ladder", str(path),
-                 "--max-games", "32", "--plot", str(png), "--quiet"])
+    code, png = rate_on(ladder, tmp_path)
     assert code == 130
     assert capsys.readouterr().err.strip() == "plies rate: interrupted"
     assert not png.exists()
