@@ -140,7 +140,10 @@ def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: f
     try:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL) if again_after is not None else proc.kill()
+        if again_after is None:
+            proc.kill()
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise AssertionError("the stopped tournament did not end within 60 s") from None
     return proc
