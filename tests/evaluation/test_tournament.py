@@ -118,7 +118,9 @@ def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: f
             "--seed", "4", "--workers", str(workers), "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=again_after is not None)
+                            start_new_session=again_after is not None,
+                            # Ctrl-C as a terminal gives it, even when these tests run where it is ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     stored = 0
     while time.time() < deadline and proc.poll() is None:

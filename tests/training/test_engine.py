@@ -257,7 +257,8 @@ def test_ctrl_c_stops_a_training_run_with_a_message_and_it_resumes(tmp_path):
     options = ["--run", str(tmp_path), "--round-games", "20", "--eval-every", "1000", "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", "train", "tictactoe", "--rounds", "1000",
                              "--workers", "2", *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     metrics = tmp_path / "metrics.csv"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
