@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -113,11 +114,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             options=options, progress=not args.quiet, backend=args.backend, clock=clock,
             schedule=args.schedule,
         )
-    except KeyboardInterrupt:  # Ctrl-C: say what was kept and how to go on, not a traceback
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: say what was kept and how to go on, not a traceback
+        from plies.evaluation.interrupts import exit_status
+
         kept = (f"the finished games are in {args.results}; the same command with --resume goes on"
                 if args.results else "no games were kept (--results FILE keeps them)")
         print(f"\ninterrupted: {kept}", file=sys.stderr)
-        return 130
+        return exit_status(stop)
     _print_and_export(result.table(), result.records, result.config.as_dict(), args)
     _print_forfeits(result.records)
     return 0
@@ -211,9 +214,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     record = (lambda state: frames.append(state.render_rgb())) if args.record else None
     try:
         finished = play_in_terminal(match, show=args.show, on_action=record)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        from plies.evaluation.interrupts import exit_status
+
         print("\ninterrupted: game abandoned")
-        return 130
+        return exit_status(stop)
     if not finished:
         print("you quit: game abandoned")
         return 0
@@ -510,14 +515,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from plies.evaluation.interrupts import exit_status, sigterm_as_interrupt
+
+    # SIGTERM stops a command as Ctrl-C does (uvicorn handles it itself for serve)
+    stoppable = contextlib.nullcontext() if args.command == "serve" else sigterm_as_interrupt()
     try:
-        return args.func(args)
+        with stoppable:
+            return args.func(args)
     except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # commands that keep work say where it is themselves; the rest stop plainly
+    except KeyboardInterrupt as stop:  # commands that keep work say where it is themselves; the rest stop plainly
         print(f"\nplies {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return exit_status(stop)
 
 
 if __name__ == "__main__":

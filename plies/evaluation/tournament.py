@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import signal
@@ -22,6 +21,7 @@ from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
 from plies.agents.wrappers import checked_action
 from plies.envs.loop import GameLoop
+from plies.evaluation.interrupts import sigint_ignored
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.games.registry import GameEntry, register_game, state_class
@@ -344,23 +344,6 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         if process.is_alive():
             process.terminate()
-
-
-@contextlib.contextmanager
-def sigint_ignored() -> Iterator[None]:
-    """Ctrl-C ignored inside the block, then the handler before it back.
-
-    Only the main thread can change handlers, and a handler installed outside Python cannot be
-    put back: in either case the block runs unchanged. Processes started inside the block inherit
-    the ignored signal (Ctrl-C reaches the whole process group; the parent stops its workers)."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _play_with_ray(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameRecord]:

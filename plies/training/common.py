@@ -204,7 +204,7 @@ class RoundRunner:
             self.remote = self.ray.remote(work)
         elif workers > 1:
             context = multiprocessing.get_context("spawn")
-            from plies.evaluation.tournament import sigint_ignored
+            from plies.evaluation.interrupts import sigint_ignored
 
             with sigint_ignored():  # inherited: the workers ignore it from their first instruction
                 self.pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid(),))

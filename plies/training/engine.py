@@ -63,6 +63,7 @@ from numba import njit, types
 
 from plies.agents.value_net import MLPValueNet, require_torch
 from plies.envs.vector.batch import VectorGame
+from plies.evaluation.interrupts import exit_status
 from plies.files import DamagedFileError, atomic_write
 from plies.games.game import Game
 from plies.games.kernels import KERNELS_T, TERMINAL, compiled, kernel_refs
@@ -531,10 +532,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"plies train {game_id}: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: checkpoints are written whole, so say how to go on
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: checkpoints are written whole, so say how to go on
         print(f"\ninterrupted: the last checkpoint is in {args.run}; the same command with --resume "
               "goes on from it", file=sys.stderr)
-        return 130
+        return exit_status(stop)
     print(recipe.summary(card, args.out or args.run / recipe.weights_name(get_game(game_id))))
     return 0
 

@@ -10,6 +10,7 @@ import pytest
 
 from plies.cli import main
 from plies.evaluation import ResultStore, TournamentConfig, WinRateTable, run_tournament, schedule
+from tests.processes import linux_only, live_members
 
 AGENTS = ["random", "lookahead:depth=1", "alphabeta:depth=2"]
 
@@ -118,7 +119,7 @@ def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: f
             "--seed", "4", "--workers", str(workers), "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "plies.cli", *args, "--results", str(path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=again_after is not None,
+                            start_new_session=True,
                             # Ctrl-C as a terminal gives it, even when these tests run where it is ignored
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
@@ -185,6 +186,23 @@ def test_a_second_ctrl_c_while_the_workers_stop_neither_hangs_nor_loses_games(tm
     # 130, or killed by the second SIGINT once Python had begun to exit (a shell says 130 for both)
     assert proc.returncode in (130, -signal.SIGINT), err
     assert f"interrupted: the finished games are in {path}" in err and "Traceback" not in err
+    config = ResultStore.read_config(path)
+    assert 10 <= ResultStore(path, config, resume=True).count() < 300
+
+
+@linux_only
+def test_sigterm_stops_a_tournament_as_ctrl_c_does_and_ends_its_workers(tmp_path):
+    # `kill PID`, a batch system's time limit, or a background job started with Ctrl-C ignored:
+    # the signal reaches the tournament's process alone, which must end its workers itself
+    path = tmp_path / "terminated.sqlite"
+    proc = start_and_stop_a_tournament(path, signal.SIGTERM, workers=2)
+    err = proc.stderr.read()
+    assert proc.returncode == 143, err
+    assert f"interrupted: the finished games are in {path}" in err and "Traceback" not in err
+    deadline = time.time() + 30
+    while live_members(proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not live_members(proc.pid), "worker processes outlived the stopped tournament"
     config = ResultStore.read_config(path)
     assert 10 <= ResultStore(path, config, resume=True).count() < 300
 

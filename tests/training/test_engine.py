@@ -16,6 +16,7 @@ from plies.games.registry import game_ids, get_game, new_state  # noqa: E402
 from plies.games.value_kernels import check_flat_params  # noqa: E402
 from plies.training import engine  # noqa: E402
 from plies.training.common import save_weights  # noqa: E402
+from tests.processes import linux_only, live_members  # noqa: E402
 
 NET_GAMES = [g for g in game_ids() if get_game(g).net_value is not None]
 
@@ -245,7 +246,11 @@ def test_the_cli_trains_any_declared_game(tmp_path, capsys):
     assert main(["train", "chess"]) == 2
 
 
-def test_ctrl_c_stops_a_training_run_with_a_message_and_it_resumes(tmp_path):
+@linux_only
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_a_stopped_training_run_says_so_ends_its_workers_and_resumes(tmp_path, stop):
+    # Ctrl-C reaches the trainer and its workers (the terminal's process group); SIGTERM (`kill
+    # PID`, a batch system's limit) the trainer alone, which must end its workers itself
     import os
     import signal
     import subprocess
@@ -266,14 +271,23 @@ def test_ctrl_c_stops_a_training_run_with_a_message_and_it_resumes(tmp_path):
         if metrics.exists() and len(metrics.read_text().splitlines()) >= 3:
             break
     assert proc.poll() is None, proc.stderr.read()
-    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the trainer and its workers
+    if stop == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=60)
+        deadline = time.time() + 30
+        while live_members(proc.pid) and time.time() < deadline:  # the workers end with the trainer
+            time.sleep(0.1)
+        assert not live_members(proc.pid), "worker processes outlived the stopped trainer"
     finally:
-        if proc.poll() is None:
+        try:
             os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     err = proc.stderr.read()
-    assert proc.returncode == 130, err
+    assert proc.returncode == (130 if stop == "ctrl-c" else 143), err
     assert f"interrupted: the last checkpoint is in {tmp_path}" in err and "--resume" in err
     assert "Traceback" not in err, err  # nor from the workers
     # the checkpoint says how far the run got (a metrics row is written just before its checkpoint)

@@ -1,0 +1,64 @@
+"""Stopping long commands cleanly: Ctrl-C and SIGTERM take the same path.
+
+A tournament or a training run keeps its work in files written whole, so a stop only has to end
+the worker processes and say how to go on. ``KeyboardInterrupt`` is the path every command
+already handles; ``Terminated`` (SIGTERM: ``kill PID``, ``docker stop``, a batch system's time
+limit) is a ``KeyboardInterrupt`` too, so the same clean-up runs and only the exit status differs.
+A process started in the background by a non-interactive shell (``nohup plies train ... &``)
+begins with Ctrl-C ignored, so SIGTERM is the signal that reaches it."""
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread by SIGTERM inside ``sigterm_as_interrupt``."""
+
+
+def exit_status(stop: KeyboardInterrupt) -> int:
+    """The shell's status for a process ended by the signal: 143 for SIGTERM, 130 for Ctrl-C."""
+    return 128 + (signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside the block SIGTERM raises ``Terminated`` in the main thread; the handler before it
+    comes back after. A handler someone else installed (or SIGTERM ignored) is left alone, as is
+    every thread but the main one (only it can change handlers)."""
+    if not _in_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored inside the block, then the handler before it back.
+
+    Only the main thread can change handlers, and a handler installed outside Python cannot be
+    put back: in either case the block runs unchanged. Processes started inside the block inherit
+    the ignored signal (Ctrl-C reaches the whole process group; the parent stops its workers)."""
+    if not _in_main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
