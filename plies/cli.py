@@ -214,11 +214,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     record = (lambda state: frames.append(state.render_rgb())) if args.record else None
     try:
         finished = play_in_terminal(match, show=args.show, on_action=record)
-    except KeyboardInterrupt as stop:
-        from plies.evaluation.interrupts import exit_status
-
+    except KeyboardInterrupt:
         print("\ninterrupted: game abandoned")
-        return exit_status(stop)
+        return 130
     if not finished:
         print("you quit: game abandoned")
         return 0
@@ -512,13 +510,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+KEEPS_WORK = ("tournament", "train", "train-policy", "rate")
+"""Commands whose work is kept in files as it goes and whose worker processes must be ended."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from plies.evaluation.interrupts import exit_status, sigterm_as_interrupt
 
-    # SIGTERM stops a command as Ctrl-C does (uvicorn handles it itself for serve)
-    stoppable = contextlib.nullcontext() if args.command == "serve" else sigterm_as_interrupt()
+    # SIGTERM stops the commands that keep work as Ctrl-C does: their message, their workers ended
+    stoppable = sigterm_as_interrupt() if args.command in KEEPS_WORK else contextlib.nullcontext()
     try:
         with stoppable:
             return args.func(args)

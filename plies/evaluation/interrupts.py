@@ -30,14 +30,19 @@ def _in_main_thread() -> bool:
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Inside the block SIGTERM raises ``Terminated`` in the main thread; the handler before it
-    comes back after. A handler someone else installed (or SIGTERM ignored) is left alone, as is
-    every thread but the main one (only it can change handlers)."""
+    """Inside the block SIGTERM raises ``Terminated`` in the main thread, once: a second SIGTERM
+    while the command cleans up ends the process at once, as SIGTERM did before. The handler
+    before the block comes back after it. A handler someone else installed (or SIGTERM ignored)
+    is left alone, as is every thread but the main one (only it can change handlers).
+
+    Python runs the handler between bytecodes, so a long compiled call finishes first: only
+    commands with work to keep (and clean-up to do) take SIGTERM this way."""
     if not _in_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         yield
         return
 
     def terminate(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, terminate)

@@ -21,8 +21,6 @@ from __future__ import annotations
 import datetime
 import json
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -32,6 +30,7 @@ import numpy as np
 
 from plies.evaluation.store import GameRecord
 from plies.evaluation.tournament import TournamentConfig, play_games, run_tournament, schedule
+from plies.files import atomic_write
 
 SCALE = math.log(10) / 400
 """Natural-log strength per rating point (the Elo scale)."""
@@ -254,12 +253,7 @@ class Ladder:
         """Write atomically (a temporary file renamed over the target)."""
         path = Path(path)
         data = asdict(self)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".json")
-        with os.fdopen(fd, "w") as out:
-            json.dump(data, out, indent=1)
-            out.write("\n")
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        atomic_write(path, lambda out: out.write(json.dumps(data, indent=1) + "\n"), text=True)
 
     @classmethod
     def load(cls, game_or_path: str | Path) -> Ladder:
@@ -290,12 +284,6 @@ class Ladder:
         for r in sorted(self.rungs, key=lambda r: -r.rating):
             lines.append(f"  {r.rating:7.0f}  [{r.low:6.0f}, {r.high:6.0f}]  {r.games:5d} games  {r.spec}")
         return "\n".join(lines)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def match_counts(records: Sequence[GameRecord], agents: Sequence[str]) -> list[list[int]]:
@@ -564,14 +552,7 @@ def plot_placement(ladder: Ladder, placement: Placement | None, path: str | Path
     ax.set_title(f"{ladder.game} ladder ({ladder.date})" + (f": {placement.spec}" if placement else ""))
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", dpi=110)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        atomic_write(path, lambda out: fig.savefig(out, format="png", dpi=110))
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -44,11 +45,19 @@ def start_ray(workers: int) -> Any:
         raise ImportError('the ray backend needs Ray: pip install "plies[ray]"') from err
     if ray.is_initialized():
         return ray
-    if os.environ.get("RAY_ADDRESS"):  # a cluster: its size is its own (num_cpus is refused there)
-        ray.init(log_to_driver=False)
-        return ray
-    before = set(_children(os.getpid()))
-    ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+    # ray.init replaces the SIGTERM handler with its own sys.exit; one installed before it (the
+    # CLI's, which stops a command as Ctrl-C does) is put back
+    on_sigterm = signal.getsignal(signal.SIGTERM)
+    keep = callable(on_sigterm) and threading.current_thread() is threading.main_thread()
+    try:
+        if os.environ.get("RAY_ADDRESS"):  # a cluster: its size is its own (num_cpus is refused there)
+            ray.init(log_to_driver=False)
+            return ray
+        before = set(_children(os.getpid()))
+        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+    finally:
+        if keep:
+            signal.signal(signal.SIGTERM, on_sigterm)
     # the processes ray.init spawned here are Ray's (gcs_server, raylet, ...); the raylet's
     # workers and agents come later and are found below these
     roots = sorted(set(_children(os.getpid())) - before)

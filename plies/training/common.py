@@ -99,11 +99,14 @@ class MetricsLog:
                     if step <= resume_step:
                         rows.append(r)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "w", newline="") as f:
+
+        def write(f) -> None:  # whole or not at all: a stop here must not lose the kept rows
             writer = csv.DictWriter(f, fieldnames=fields)
             writer.writeheader()
             for r in rows:
                 writer.writerow({k: r.get(k, "") for k in fields})
+
+        atomic_write(self.path, write, text=True)
 
     def add(self, **row: Any) -> None:
         with open(self.path, "a", newline="") as f:

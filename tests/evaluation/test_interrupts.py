@@ -27,6 +27,19 @@ def test_sigterm_raises_terminated_inside_the_block_and_the_default_comes_back(d
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
+def test_a_second_sigterm_while_cleaning_up_is_not_caught(default_sigterm):
+    with sigterm_as_interrupt():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):
+                pass
+        except Terminated:
+            # cleaning up: the next SIGTERM ends the process, as it did before the block
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        else:
+            raise AssertionError("SIGTERM did not raise Terminated")
+
+
 def test_a_handler_already_installed_is_left_alone(default_sigterm):
     seen = []
     signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))

@@ -85,6 +85,24 @@ def test_ladders_round_trip_and_bad_files_are_named(ladder, tmp_path):
         Ladder.load("chess")
 
 
+def test_a_ladder_stopped_while_it_is_saved_leaves_the_old_file_and_no_other(ladder, tmp_path, monkeypatch):
+    # the default place is the shipped ladders/ folder, whose *.json files are the ladders
+    import json
+
+    path = tmp_path / "t.json"
+    ladder.save(path)
+    before = path.read_bytes()
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(json, "dumps", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        ladder.save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
 def rate_on(ladder, tmp_path) -> tuple[int, Path]:
     """``plies rate`` of lookahead:depth=2 on ``ladder`` (saved under ``tmp_path``): exit status, plot path."""
     path = tmp_path / "t.json"

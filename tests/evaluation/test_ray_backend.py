@@ -50,3 +50,25 @@ def test_registered_users_agents_reach_ray_workers():
         unregister("lasts")
     assert [r.actions for r in remote.records] == [r.actions for r in local.records]
     assert not any(e for r in remote.records for e in r.errors)
+
+
+@pytest.mark.slow
+def test_starting_ray_keeps_the_cli_s_sigterm_handler():
+    # ray.init installs its own SIGTERM handler (sys.exit); the CLI's, which stops a command as
+    # Ctrl-C does (message, exit status 143), must survive it
+    import signal
+
+    from plies.evaluation.interrupts import sigterm_as_interrupt
+    from plies.evaluation.ray_watchdog import start_ray
+
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with sigterm_as_interrupt():
+            ours = signal.getsignal(signal.SIGTERM)
+            try:
+                start_ray(1)
+                assert signal.getsignal(signal.SIGTERM) is ours
+            finally:
+                ray.shutdown()
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -109,11 +109,14 @@ def test_rename_agent_renames_it_everywhere_or_nowhere(tmp_path):
 KILLED_AGENTS = ["random", "alphabeta:depth=3", "lookahead:depth=2"]
 
 
-def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: float | None = None) -> subprocess.Popen:
+def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: float | None = None,
+                                group: bool | None = None) -> subprocess.Popen:
     """A CLI tournament stopped by ``sig`` once it has stored ten games; returns the process.
 
-    With ``again_after``, ``sig`` goes to the whole process group (workers too, as a terminal's
-    Ctrl-C does) and, that many seconds later, to the tournament's process once more."""
+    With ``group`` (by default: with ``again_after``), ``sig`` goes to the whole process group
+    (workers too, as a terminal's Ctrl-C does), else to the tournament's process alone; with
+    ``again_after``, that many seconds later to the tournament's process once more."""
+    group = again_after is not None if group is None else group
     # enough games (300 of Connect Four) that the signal lands well before the end
     args = ["tournament", "--game", "connect_four", "--agents", *KILLED_AGENTS, "--games", "100",
             "--seed", "4", "--workers", str(workers), "--quiet"]
@@ -134,19 +137,14 @@ def start_and_stop_a_tournament(path, sig: int, workers: int = 1, again_after: f
             if stored >= 10:
                 break
     assert proc.poll() is None, "the tournament finished before it could be stopped"
-    if again_after is None:
-        os.kill(proc.pid, sig)
-    else:
-        os.killpg(proc.pid, sig)
+    (os.killpg if group else os.kill)(proc.pid, sig)
+    if again_after is not None:
         time.sleep(again_after)
         os.kill(proc.pid, sig)
     try:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        if again_after is None:
-            proc.kill()
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise AssertionError("the stopped tournament did not end within 60 s") from None
     return proc
@@ -199,12 +197,33 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does_and_ends_its_workers(tmp_path
     err = proc.stderr.read()
     assert proc.returncode == 143, err
     assert f"interrupted: the finished games are in {path}" in err and "Traceback" not in err
+    # the workers end with it (stopped by it, or by their own watch on it)
     deadline = time.time() + 30
     while live_members(proc.pid) and time.time() < deadline:
         time.sleep(0.1)
     assert not live_members(proc.pid), "worker processes outlived the stopped tournament"
     config = ResultStore.read_config(path)
     assert 10 <= ResultStore(path, config, resume=True).count() < 300
+
+
+@linux_only
+def test_a_second_sigterm_while_the_workers_stop_ends_the_tournament_and_keeps_its_games(tmp_path):
+    # `kill PID` twice: the first is taken as Ctrl-C; the second is not caught (SIGTERM's
+    # default again), so it ends the process at once; the stored games stay readable and resume
+    path = tmp_path / "twice_terminated.sqlite"
+    proc = start_and_stop_a_tournament(path, signal.SIGTERM, workers=2, again_after=0.1, group=False)
+    err = proc.stderr.read()
+    assert proc.returncode in (143, -signal.SIGTERM), err
+    deadline = time.time() + 30
+    while live_members(proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not live_members(proc.pid), "worker processes outlived the stopped tournament"
+    config = ResultStore.read_config(path)
+    done = ResultStore(path, config, resume=True).count()
+    assert 10 <= done < 300
+    resumed = run_tournament("connect_four", KILLED_AGENTS, 100, seed=4, workers=1, results=path,
+                             resume=True, progress=False)
+    assert len(resumed.records) == 300
 
 
 def test_cli_tournament_report_and_errors(tmp_path, capsys):

@@ -278,7 +278,8 @@ def test_a_stopped_training_run_says_so_ends_its_workers_and_resumes(tmp_path, s
     try:
         proc.wait(timeout=60)
         deadline = time.time() + 30
-        while live_members(proc.pid) and time.time() < deadline:  # the workers end with the trainer
+        # the workers end with the trainer (stopped by it, or by their own watch on it)
+        while live_members(proc.pid) and time.time() < deadline:
             time.sleep(0.1)
         assert not live_members(proc.pid), "worker processes outlived the stopped trainer"
     finally:

@@ -115,6 +115,28 @@ def test_metrics_log_drops_rows_after_the_checkpoint(tmp_path):
     assert (tmp_path / "m.png").stat().st_size > 1000
 
 
+def test_a_stop_while_the_metrics_are_trimmed_on_resume_loses_no_row(tmp_path, monkeypatch):
+    import csv
+
+    path = tmp_path / "m.csv"
+    log = MetricsLog(path, ["step", "loss"])
+    for step in range(1, 51):
+        log.add(step=step, loss=1.0 / step)
+    before = path.read_bytes()
+    written = []
+
+    def writerow(self, row):  # Ctrl-C (or SIGTERM, raised the same way) at the tenth kept row
+        written.append(row)
+        if len(written) == 10:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(csv.DictWriter, "writerow", writerow)
+    with pytest.raises(KeyboardInterrupt):
+        MetricsLog(path, ["step", "loss"], resume_step=40)
+    assert path.read_bytes() == before  # the file is whole: trimmed later, or not at all
+    assert [p.name for p in tmp_path.iterdir()] == ["m.csv"]  # and no temporary file is left
+
+
 def test_wilson_interval():
     lo, hi = wilson(60, 100)
     assert lo == pytest.approx(0.502, abs=1e-3) and hi == pytest.approx(0.691, abs=1e-3)
