@@ -13,13 +13,16 @@ This module imports nothing else from plies (everything may use it).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
+import signal
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,22 +42,55 @@ def user_mode() -> int:
     return 0o666 & ~mask
 
 
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM that arrive inside the block are held and taken just after it, by the
+    handler that was in place before it. Writers such as ``torch.save`` and ``np.savez`` turn an
+    interrupt in the middle of a file into their own errors (a traceback instead of the stop the
+    user asked for); a file is written in a moment, so the stop waits for it.
+
+    Only the main thread can change handlers, and a handler installed outside Python cannot be
+    put back: those signals (and every other thread) go on as before."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(signum)
+        if handler is not None:
+            previous[signum] = signal.signal(signum, lambda got, frame: held.append(got))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if held:
+            handler = previous[held[0]]
+            if callable(handler):
+                handler(held[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(held[0])
+
+
 def atomic_write(path: str | Path, write: Callable[[IO], None], text: bool = False) -> None:
     """Write ``path`` through ``write(handle)`` into a temporary file in the same folder, then
     rename it into place: readers see the old file or the new one, never half of it. The
-    file gets the mode the umask gives new files (a temporary file alone would be 0600)."""
+    file gets the mode the umask gives new files (a temporary file alone would be 0600). A stop
+    (Ctrl-C, SIGTERM) during the write is taken once the file is in place (``stops_held``)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w" if text else "wb", **({"newline": ""} if text else {})) as handle:
-            write(handle)
-        os.chmod(tmp, user_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with stops_held():
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w" if text else "wb", **({"newline": ""} if text else {})) as handle:
+                write(handle)
+            os.chmod(tmp, user_mode())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
 
 
 def sqlite_meta(path: Path, tables: dict[str, list[str]], refuse: Callable[[str], Exception]) -> dict[str, str] | None:
@@ -101,7 +137,8 @@ def save_torch(payload: dict[str, Any], path: str | Path, kind: str) -> None:
     """Save ``payload`` (tensors and plain data only) atomically with its checksum."""
     torch = _torch()
     inner = io.BytesIO()
-    torch.save(payload, inner)
+    with stops_held():  # torch.save stopped halfway raises its own error, not the stop
+        torch.save(payload, inner)
     data = inner.getvalue()
     # the payload travels as a uint8 tensor: torch pickles a bytes object as latin-1 text, half
     # again its size, and the weights-only loader reads no more compact form of bytes

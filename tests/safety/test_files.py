@@ -200,3 +200,35 @@ def test_the_payload_is_stored_compactly_and_older_bytes_payloads_still_load(tmp
                 "payload": torch.zeros(3, dtype=torch.float32)}, older)
     with pytest.raises(DamagedFileError, match="checksum"):
         load_torch(older, "other")
+
+
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_a_stop_during_a_write_is_taken_once_the_file_is_whole(tmp_path, stop):
+    # torch.save or np.savez stopped halfway raise their own errors (a traceback, exit 1) instead
+    # of the stop; the stop waits for the file and is then raised by the handler before it
+    import signal
+
+    from plies.evaluation.interrupts import Terminated, sigterm_as_interrupt
+    from plies.files import stops_held
+
+    signum = signal.SIGINT if stop == "ctrl-c" else signal.SIGTERM
+
+    def write(handle):
+        handle.write(b"first half ")
+        signal.raise_signal(signum)
+        handle.write(b"second half")
+
+    target = tmp_path / "w.bin"
+    with sigterm_as_interrupt(), pytest.raises(Terminated if stop == "sigterm" else KeyboardInterrupt):
+        atomic_write(target, write)
+    assert target.read_bytes() == b"first half second half"
+    assert [p.name for p in tmp_path.iterdir()] == ["w.bin"]  # no temporary file left
+    # the handlers are back: a stop outside the block is taken at once
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+    # a block without a stop leaves everything as it was
+    before = signal.getsignal(signal.SIGINT)
+    with stops_held():
+        save_torch({"x": torch.ones(2)}, tmp_path / "n.pt", "weights")
+    assert signal.getsignal(signal.SIGINT) is before
+    assert torch.equal(load_torch(tmp_path / "n.pt", "weights")["x"], torch.ones(2))
