@@ -219,8 +219,13 @@ def test_a_stop_during_a_write_is_taken_once_the_file_is_whole(tmp_path, stop):
         handle.write(b"second half")
 
     target = tmp_path / "w.bin"
-    with sigterm_as_interrupt(), pytest.raises(Terminated if stop == "sigterm" else KeyboardInterrupt):
-        atomic_write(target, write)
+    # a library imported earlier in the suite may have put its own SIGTERM handler in place
+    outer_sigterm = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with sigterm_as_interrupt(), pytest.raises(Terminated if stop == "sigterm" else KeyboardInterrupt):
+            atomic_write(target, write)
+    finally:
+        signal.signal(signal.SIGTERM, outer_sigterm)
     assert target.read_bytes() == b"first half second half"
     assert [p.name for p in tmp_path.iterdir()] == ["w.bin"]  # no temporary file left
     # the handlers are back: a stop outside the block is taken at once
