@@ -219,21 +219,46 @@ def test_a_stop_during_a_write_is_taken_once_the_file_is_whole(tmp_path, stop):
         handle.write(b"second half")
 
     target = tmp_path / "w.bin"
-    # a library imported earlier in the suite may have put its own SIGTERM handler in place
+    # a library imported earlier in the suite may have put its own SIGTERM handler in place, and a
+    # test run started in the background (nohup ... &) ignores SIGINT: both get Python's defaults
     outer_sigterm = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    outer_sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with sigterm_as_interrupt(), pytest.raises(Terminated if stop == "sigterm" else KeyboardInterrupt):
             atomic_write(target, write)
+        assert target.read_bytes() == b"first half second half"
+        assert [p.name for p in tmp_path.iterdir()] == ["w.bin"]  # no temporary file left
+        # the handlers are back: a stop outside the block is taken at once
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+        # a block without a stop leaves everything as it was
+        before = signal.getsignal(signal.SIGINT)
+        with stops_held():
+            save_torch({"x": torch.ones(2)}, tmp_path / "n.pt", "weights")
+        assert signal.getsignal(signal.SIGINT) is before
     finally:
         signal.signal(signal.SIGTERM, outer_sigterm)
-    assert target.read_bytes() == b"first half second half"
-    assert [p.name for p in tmp_path.iterdir()] == ["w.bin"]  # no temporary file left
-    # the handlers are back: a stop outside the block is taken at once
-    with pytest.raises(KeyboardInterrupt):
-        signal.raise_signal(signal.SIGINT)
-    # a block without a stop leaves everything as it was
-    before = signal.getsignal(signal.SIGINT)
-    with stops_held():
-        save_torch({"x": torch.ones(2)}, tmp_path / "n.pt", "weights")
-    assert signal.getsignal(signal.SIGINT) is before
+        signal.signal(signal.SIGINT, outer_sigint)
     assert torch.equal(load_torch(tmp_path / "n.pt", "weights")["x"], torch.ones(2))
+
+
+def test_a_stop_held_during_a_write_stays_ignored_where_it_was_ignored(tmp_path):
+    # a process that ignores Ctrl-C (started with nohup ... &) keeps ignoring it during a write
+    import signal
+
+    from plies.files import stops_held
+
+    def write(handle):
+        handle.write(b"first half ")
+        signal.raise_signal(signal.SIGINT)
+        handle.write(b"second half")
+
+    outer_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        atomic_write(tmp_path / "w.bin", write)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        with stops_held():
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, outer_sigint)
+    assert (tmp_path / "w.bin").read_bytes() == b"first half second half"
