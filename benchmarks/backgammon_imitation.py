@@ -78,7 +78,7 @@ def gnubg_labels(rows: np.ndarray) -> np.ndarray:
 
 def deep_nets(torch, h1: int, h2: int, inputs: int = features.INPUT_SIZE):
     """Two ReLU layers for each of contact and race (crashed positions go to contact, as in the
-    two-class networks the results in docs/training.md were measured with)."""
+    two-class networks the results in docs/backgammon_experiments.md were measured with)."""
     return torch.nn.ModuleList(
         torch.nn.Sequential(torch.nn.Linear(inputs, h1), torch.nn.ReLU(), torch.nn.Linear(h1, h2),
                             torch.nn.ReLU(), torch.nn.Linear(h2, 5))
