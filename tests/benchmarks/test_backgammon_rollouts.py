@@ -67,7 +67,12 @@ def test_saved_labels_are_read_back_and_damaged_ones_refused(tmp_path):
     good = tmp_path / "truth.npz"
     write_labels(good, labels, rows, settings)
     back, made = read_labels(good)
-    assert made == settings and all(np.array_equal(back[k], labels[k]) for k in labels)
+    assert made == {**settings, "luck_free": 0} and all(np.array_equal(back[k], labels[k]) for k in labels)
+    write_labels(good, labels, rows, {**settings, "luck_free": 1})
+    assert read_labels(good)[1]["luck_free"] == 1
+    older = tmp_path / "older.npz"  # written before luck-free rollouts existed: plain ones
+    np.savez(older, rows=rows, **labels, **settings)
+    assert read_labels(older)[1]["luck_free"] == 0
     for name, changes in (("range", {"V": labels["V"] + 2}), ("shape", {"S": labels["S"][:, :3]}),
                           ("nan", {"G": np.full((20, 5), np.nan)}), ("missing", {"R_b": None})):
         arrays = {**labels, "rows": rows, **settings, **changes}

@@ -454,6 +454,53 @@ def test_rollouts_are_exact_where_every_roll_wins_and_seeded_otherwise():
         T.rollout_targets(weights, positions, 0, 1, np.random.default_rng(0))
 
 
+def test_luck_free_rollouts_of_one_and_two_moves_are_the_one_and_two_ply_searches():
+    torch.manual_seed(4)
+    weights = T.numpy_weights(ContactRaceNet(hidden=6))
+    positions = np.concatenate([_contact_positions(weights, 10),
+                                _waiting_for_roll({6: 2}, {1: 1}, roller=0)[None],
+                                _waiting_for_roll({1: 3}, {2: 2}, roller=1)[None]])
+    one = T.rollout_targets(weights, positions, 1, 2, np.random.default_rng(0), luck_free=True)
+    np.testing.assert_allclose(one, T.search_targets(weights, positions), atol=1e-6)
+    # two moves: the second roll's luck taken out leaves the 1-ply search of the position the
+    # first roll's move reached, whatever the dice, averaged over the first rolls (2 ply)
+    two = T.rollout_targets(weights, positions, 2, 1, np.random.default_rng(1), luck_free=True)
+    again = T.rollout_targets(weights, positions, 2, 3, np.random.default_rng(2), luck_free=True)
+    np.testing.assert_allclose(two, again, atol=1e-9)
+    expected = np.zeros((len(positions), 5))
+    undo = np.zeros(max(rules.STATE_SIZE, 64), np.int64)
+    for i, s in enumerate(positions):
+        outcomes, probs = BackgammonState(s.copy()).chance_outcomes()
+        for outcome, prob in zip(outcomes, probs):
+            rolled = s.copy()
+            rules.apply_action(rolled, int(outcome), undo)
+            reached = rolled[None].copy()
+            T._Mover(weights).move(reached)
+            if reached[0, 0] == TERMINAL:
+                value = T.outcome_vector(reached[0], int(s[rules.ROLLER]))
+            else:  # the next roller's search, seen from the side that rolled first
+                value = T.flip(T.search_targets(weights, reached)[0])
+            expected[i] += prob * value
+    np.testing.assert_allclose(two, expected, atol=1e-6)
+    assert not np.allclose(two, T.rollout_targets(weights, positions, 2, 1, np.random.default_rng(1)))
+
+
+@pytest.mark.slow
+def test_luck_free_rollouts_vary_far_less_with_the_dice():
+    # the shipped network's rollouts of a few contact positions, six moves deep, on several dice:
+    # with each roll's luck taken out the labels move far less from one seed to the next
+    network = load_value_net(Path(__file__).resolve().parents[2] / "plies/agents/weights/backgammon_net.pt",
+                             "backgammon")
+    weights = T.numpy_weights(network)
+    positions = _contact_positions(weights, 40)[::10]
+    plain = np.stack([T.rollout_targets(weights, positions, 6, 1, np.random.default_rng(seed))[:, 0]
+                      for seed in range(4)])
+    free = np.stack([T.rollout_targets(weights, positions, 6, 1, np.random.default_rng(seed), luck_free=True)[:, 0]
+                     for seed in range(4)])
+    assert free.var(axis=0).mean() * 4 < plain.var(axis=0).mean()
+    assert ((free >= 0) & (free <= 1)).all()
+
+
 def test_a_run_on_rollout_labels_resumes_exactly_and_keeps_its_rollouts(tmp_path):
     rollout = ("--targets", "rollout", "--label-share", "0.1", "--horizon", "3", "--trials", "1", "--epochs", "2")
     engine.train("backgammon", _args(tmp_path / "straight", 8, *rollout))
