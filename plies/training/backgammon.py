@@ -335,8 +335,8 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
     subtracted from the trial. Each such term has mean zero under the network's own play, so the
     label's expectation is unchanged; what is left of a trial is the 1-ply search of its first
     position plus the network's own search-minus-value differences along the way (so a horizon
-    of 2 gives the 2-ply value, the same for any dice). It costs a 1-ply search a move (about
-    twenty times a move's CPU). Clipped to [0, 1]."""
+    of 2 gives the 2-ply value, the same for any dice). It costs a 1-ply search a move: about
+    thirty times a plain rollout's CPU (docs/backgammon_experiments.md). Clipped to [0, 1]."""
     afterstates = np.ascontiguousarray(afterstates, np.int64)
     if len(afterstates) == 0:
         return np.zeros((0, OUTPUTS), np.float64)
@@ -359,7 +359,7 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
         going = np.flatnonzero(states[:, 0] != TERMINAL) if step and luck_free else np.zeros(0, np.int64)
         if len(going):  # the 1-ply search before the roll: the value of the turn averaged over every roll
             on_roll = features.next_mover(states[going])
-            searched = rollout_targets(weights, states[going], 1, 1, rng, scoring)
+            searched = search_targets(weights, states[going], scoring)
         if step:  # the first roll is the stratified one
             roll(states, rng.random(len(states)), mover.undo)
         mover.move(states)
