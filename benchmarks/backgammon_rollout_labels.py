@@ -11,7 +11,10 @@ did not choose (a 1-ply player ranks those too), and labels each by ``rollout_ta
 of the 21 first rolls played out ``--trials`` times by the network at 1 ply for both sides to
 the end of the game (``--horizon`` moves at most; the first roll stratified). With one trial a
 first roll a label's P(win) carries a noise of about 0.009 (variance), far above the squared
-distances it should correct (about 0.0001): the fit has to average it out over many positions. Chunk files
+distances it should correct (about 0.0001): the fit has to average it out over many positions.
+``--luck-free`` takes the luck of every later roll out as well (gnubg's variance reduction: a
+1-ply search before each roll), for a noise about 45 times lower at about 33 times the CPU
+(docs/backgammon_experiments.md, "What a label with little noise costs"). Chunk files
 (``FOLDER/chunk_NNNNN.npz``, written atomically) that exist and match the settings are kept, so
 a stopped run goes on where it stopped; a damaged one is labelled again. A kill (or Ctrl-C)
 keeps the chunks written; the queued ones are dropped and the workers end with their chunk.
@@ -43,6 +46,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
 from benchmarks.backgammon_rollout_truth import (
+    OPTIONAL_SETTINGS,
     check_probabilities,
     contact_race_network,
     file_sha256,
@@ -69,12 +73,16 @@ def read_chunk(path: Path) -> dict[str, np.ndarray]:
     missing = [k for k in ("rows", "labels", "network", "candidate_share", *SETTINGS) if k not in arrays]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: not a chunk of rollout labels")
+    for key, default in OPTIONAL_SETTINGS.items():  # chunks written before the setting existed
+        arrays.setdefault(key, np.int64(default))
     rows, labels = arrays["rows"], arrays["labels"]
     if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or rows.dtype.kind != "i" or len(rows) == 0:
         raise ValueError(f"{path}: rows must be backgammon states of {bg_rules.STATE_SIZE} integers")
     check_probabilities(path, "labels", labels, len(rows))
-    for key in SETTINGS:
+    for key in (*SETTINGS, *OPTIONAL_SETTINGS):
         setting(path, arrays, key, "i")
+    if int(arrays["luck_free"]) not in (0, 1):
+        raise ValueError(f"{path}: luck_free must be 0 or 1")
     setting(path, arrays, "network", "U")
     share = arrays["candidate_share"]
     if share.shape != () or share.dtype.kind != "f" or not 0.0 <= float(share) <= 1.0:
@@ -90,13 +98,14 @@ def label_chunk(network_path: str, index: int, settings: dict[str, float]) -> di
         rows = positions(network, int(settings["games"]), float(settings["candidate_share"]),
                          np.random.default_rng(seed).integers(2**62))
         labels = rollout_targets(numpy_weights(network), rows, int(settings["horizon"]), int(settings["trials"]),
-                                 np.random.default_rng((*seed, 1)))
+                                 np.random.default_rng((*seed, 1)), luck_free=bool(settings.get("luck_free", 0)))
     return {"rows": rows.astype(np.int16), "labels": labels.astype(np.float32)}
 
 
 def write_chunk(path: Path, chunk: dict[str, np.ndarray], network_hash: str, settings: dict[str, float],
                 index: int) -> None:
     meta = {k: np.int64(settings[k]) for k in SETTINGS if k != "index"}
+    meta.update({k: np.int64(settings.get(k, default)) for k, default in OPTIONAL_SETTINGS.items()})
 
     def write(f) -> None:
         np.savez(f, **chunk, network=np.array(network_hash), index=np.int64(index),
@@ -108,7 +117,8 @@ def write_chunk(path: Path, chunk: dict[str, np.ndarray], network_hash: str, set
 def matches(arrays: dict[str, np.ndarray], network_hash: str, settings: dict[str, float], index: int) -> bool:
     return (str(arrays["network"]) == network_hash and int(arrays["index"]) == index
             and float(arrays["candidate_share"]) == settings["candidate_share"]
-            and all(int(arrays[k]) == int(settings[k]) for k in SETTINGS if k != "index"))
+            and all(int(arrays[k]) == int(settings[k]) for k in SETTINGS if k != "index")
+            and all(int(arrays[k]) == int(settings.get(k, default)) for k, default in OPTIONAL_SETTINGS.items()))
 
 
 def _stop(signum: int, frame) -> None:
@@ -122,7 +132,7 @@ def label(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     network_hash = file_sha256(args.network)
     settings = {"seed": args.seed, "games": args.games, "horizon": args.horizon, "trials": args.trials,
-                "candidate_share": args.candidate_share}
+                "candidate_share": args.candidate_share, "luck_free": int(args.luck_free)}
     todo = []
     for i in range(args.chunks):
         path = chunk_path(folder, i)
@@ -178,7 +188,7 @@ def load_folder(folder: Path, network_hash: str) -> tuple[np.ndarray, np.ndarray
             raise SystemExit(f"{path} was labelled by another network than --network")
         if path.name != chunk_path(folder, int(arrays["index"])).name:
             raise SystemExit(f"{path} holds chunk {int(arrays['index'])}: not the name it was written under")
-        made = tuple(float(arrays[k]) for k in ("candidate_share", *SETTINGS) if k != "index")
+        made = tuple(float(arrays[k]) for k in ("candidate_share", *SETTINGS, *OPTIONAL_SETTINGS) if k != "index")
         if first is not None and made != first:
             raise SystemExit(f"{path} was labelled with other settings than {paths[0]}")
         first = made
@@ -266,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--horizon", type=int, default=250)
     lab.add_argument("--trials", type=int, default=1)
     lab.add_argument("--workers", type=int, default=2)
+    lab.add_argument("--luck-free", action="store_true",
+                     help="take the luck of every later roll out of the rollouts (gnubg's variance reduction)")
     fitting = steps.add_parser("fit", help="fit the network to the labels of a folder")
     fitting.add_argument("--lr", type=float, default=0.00003)
     fitting.add_argument("--epochs", type=int, default=4)

@@ -19,6 +19,7 @@ from benchmarks.backgammon_rollout_labels import (
     fit,
     label,
     label_chunk,
+    load_folder,
     read_chunk,
     write_chunk,
 )
@@ -131,7 +132,7 @@ def test_files_that_are_not_labels_are_refused(tmp_path):
 
 def _label_args(folder, chunks: int) -> argparse.Namespace:
     return argparse.Namespace(folder=str(folder), network=NETWORK, chunks=chunks, seed=4, games=1, horizon=3,
-                              trials=1, candidate_share=0.0, workers=1)
+                              trials=1, candidate_share=0.0, workers=1, luck_free=False)
 
 
 def test_labelling_goes_on_where_it_stopped_and_labels_a_damaged_chunk_again(tmp_path):
@@ -147,6 +148,35 @@ def test_labelling_goes_on_where_it_stopped_and_labels_a_damaged_chunk_again(tmp
     assert chunk_path(tmp_path, 2).exists()
     with pytest.raises(SystemExit, match="other settings"):
         label(argparse.Namespace(**{**vars(_label_args(tmp_path, 3)), "horizon": 4}))
+
+
+def test_luck_free_chunks_say_so_and_do_not_mix_with_plain_ones(tmp_path):
+    plain_folder, lucky_folder = tmp_path / "plain", tmp_path / "luck_free"
+    label(_label_args(plain_folder, 1))
+    label(argparse.Namespace(**{**vars(_label_args(lucky_folder, 1)), "luck_free": True}))
+    plain, luck_free = read_chunk(chunk_path(plain_folder, 0)), read_chunk(chunk_path(lucky_folder, 0))
+    assert int(plain["luck_free"]) == 0 and int(luck_free["luck_free"]) == 1
+    assert np.array_equal(plain["rows"], luck_free["rows"])  # the same self-play game
+    assert not np.allclose(plain["labels"], luck_free["labels"])  # labelled the other way
+    with pytest.raises(SystemExit, match="other settings"):  # a resume cannot switch it
+        label(_label_args(lucky_folder, 2))
+    # a chunk written before the setting existed reads as plain, and a plain resume keeps it
+    older = {k: v for k, v in plain.items() if k != "luck_free"}
+    np.savez(chunk_path(plain_folder, 0), **older)
+    assert int(read_chunk(chunk_path(plain_folder, 0))["luck_free"]) == 0
+    before = chunk_path(plain_folder, 0).read_bytes()
+    label(_label_args(plain_folder, 1))
+    assert chunk_path(plain_folder, 0).read_bytes() == before
+    np.savez(chunk_path(plain_folder, 0), **{**older, "luck_free": np.int64(2)})
+    with pytest.raises(ValueError, match="luck_free must be 0 or 1"):
+        read_chunk(chunk_path(plain_folder, 0))
+    # and the fit refuses a folder that holds both kinds
+    np.savez(chunk_path(plain_folder, 0), **older)
+    settings = {"seed": 4, "games": 1, "horizon": 3, "trials": 1, "candidate_share": 0.0, "luck_free": 1}
+    write_chunk(chunk_path(plain_folder, 1), {"rows": luck_free["rows"], "labels": luck_free["labels"]},
+                file_sha256(NETWORK), settings, 1)
+    with pytest.raises(SystemExit, match="other settings"):
+        load_folder(plain_folder, file_sha256(NETWORK))
 
 
 def test_a_chunk_of_other_shapes_is_refused(tmp_path):
