@@ -4,13 +4,18 @@ evaluations? A diagnostic of issue 25's plateau, not a way to make a shipped net
 1. ``--games`` self-play games of ``--network`` (1 ply, dice from ``--seed``) give positions: every
    end-of-turn position taken, plus a random ``--candidate-share`` of the other end-of-turn
    positions the player could have chosen (a 1-ply player must rank those too).
-2. gnubg-nn's 0-ply network labels each with its five outputs for the side on roll.
+2. gnubg-nn labels each with its five outputs for the side on roll: its network (0-ply, the
+   default) or, with ``--label-plies 1``, its one-roll lookahead (each of the 21 rolls' best
+   reply by the network, averaged; about 1.6 ms a position against 0.01 ms). ``--labels FILE``
+   keeps the positions and their labels (written atomically) and reads them back on a later run
+   with the same settings, so a long labelling is done once.
 3. Two networks are fitted to the labels (cross-entropy, Adam, 50,000 positions held out): the
    contact/race architecture of ``eval=net`` started from ``--network`` (``--hidden`` units:
    the network's own count, or more, its units copied as ``--init-from`` does), and a fresh one
    with two ReLU layers (``--deep H1,H2``) per class.
 4. Each plays ``--match-games`` games at 1 ply against ``gnubg:depth=0`` (single-game scoring,
-   seats swapped in pairs, ``--match-seed``).
+   seats swapped in pairs, ``--match-seed``; ``--match-games 0`` skips the matches).
+   ``--keep DIR`` keeps the fitted networks there (``contact_race.pt`` plays as ``eval=FILE``).
 
 It prints each network's held-out mean |P(win) - gnubg's P(win)| and its win rate with a 95%
 Wilson interval. A network that copied gnubg exactly would win 50%; what the fitted ones fall
@@ -26,6 +31,7 @@ import argparse
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -33,12 +39,13 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.backgammon_own_2ply import file_sha256, position_problem
 from plies.agents.evaluators import BatchEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent
 from plies.agents.gnubg_agents import _gnubg, to_gnubg
 from plies.agents.value_net import ContactRaceNet, contact_race_equity, load_value_net, model_payload
 from plies.evaluation.report import wilson_interval
-from plies.files import save_torch
+from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.kernels import CHANCE, TERMINAL
@@ -70,10 +77,53 @@ def positions(network, games: int, share: float, seed: int) -> np.ndarray:
     return rows[(rows[:, bg_rules.PLAYER] == CHANCE) & (rows[:, bg_rules.ROLLS] > 0)]
 
 
-def gnubg_labels(rows: np.ndarray) -> np.ndarray:
+LABEL_PLIES = (0, 1)  # gnubg's 2-ply costs about 37 ms a position: weeks for a data set
+
+
+def gnubg_labels(rows: np.ndarray, plies: int = 0, progress: bool = False) -> np.ndarray:
+    """gnubg-nn's five outputs of each position for the side on roll, at ``plies`` (0 or 1)."""
+    if plies not in LABEL_PLIES:
+        raise ValueError(f"gnubg labels are at 0 or 1 plies, not {plies!r}")
     gnubg = _gnubg()
     on_roll = features.next_mover(rows)
-    return np.array([gnubg.probabilities(to_gnubg(r, int(m)), 0) for r, m in zip(rows, on_roll)], np.float32)
+    pairs = zip(rows, on_roll)
+    if progress:
+        from tqdm import tqdm
+
+        pairs = tqdm(pairs, total=len(rows), desc=f"gnubg {plies}-ply labels", mininterval=5)
+    return np.array([gnubg.probabilities(to_gnubg(r, int(m)), plies) for r, m in pairs], np.float32)
+
+
+def label_settings(network_path: str, games: int, share: float, seed: int, plies: int) -> np.ndarray:
+    """What a labels file was made from, as one string: the network file's hash and the settings."""
+    return np.array(f"{file_sha256(network_path)} games={games} share={share!r} seed={seed} plies={plies}")
+
+
+def write_labels(path: Path, rows: np.ndarray, targets: np.ndarray, settings: np.ndarray) -> None:
+    atomic_write(path, lambda handle: np.savez(handle, rows=rows, targets=targets, settings=settings))
+
+
+def read_labels(path: Path, settings: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The positions and labels saved in ``path`` if it was made with ``settings``; None if it
+    was made with others; SystemExit if it is damaged or not a labels file (no pickles read)."""
+    def refuse(why: str) -> SystemExit:
+        return SystemExit(f"{path} is not a file of gnubg labels: {why}")
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            rows, targets, made = data["rows"], data["targets"], str(data["settings"])
+    except (OSError, ValueError, KeyError, EOFError, TypeError, AttributeError, zipfile.BadZipFile) as error:
+        raise refuse(f"damaged or another kind ({error})") from None
+    if made != str(settings):
+        return None
+    problem = position_problem(rows)
+    if problem:
+        raise refuse(problem)
+    if targets.shape != (len(rows), 5) or not np.issubdtype(targets.dtype, np.floating):
+        raise refuse("its labels must be five floats a row")
+    if not np.isfinite(targets).all() or (targets < 0).any() or (targets > 1).any():
+        raise refuse("its labels must be probabilities")
+    return rows.astype(np.int64), targets.astype(np.float32)
 
 
 def deep_nets(torch, h1: int, h2: int, inputs: int = features.INPUT_SIZE):
@@ -182,7 +232,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=5, help="epochs of the contact/race fit")
     parser.add_argument("--deep-epochs", type=int, default=9)
     parser.add_argument("--lr", type=float, default=0.001)
-    parser.add_argument("--match-games", type=int, default=2000)
+    parser.add_argument("--label-plies", type=int, default=0, choices=LABEL_PLIES,
+                        help="gnubg's lookahead for the labels: 0 (its network) or 1 (one roll)")
+    parser.add_argument("--labels", type=Path, help="keep the labelled positions in this .npz and reuse them")
+    parser.add_argument("--keep", type=Path, help="keep the fitted networks in this folder")
+    parser.add_argument("--match-games", type=int, default=2000, help="games a network (0: no matches)")
     parser.add_argument("--match-seed", type=int, default=2027)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
@@ -190,9 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         deep_units(parser, args.deep)
     if not 0.0 <= args.candidate_share <= 1.0:
         parser.error(f"--candidate-share is a share from 0 to 1, not {args.candidate_share}")
-    for name in ("games", "epochs", "deep_epochs", "match_games", "workers"):
+    for name in ("games", "epochs", "deep_epochs", "workers"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.match_games < 0:
+        parser.error("--match-games must be 0 (no matches) or more")
     import torch
 
     torch.set_num_threads(1)
@@ -204,17 +260,31 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden {args.hidden} is fewer than the network's {network.config['hidden']} units")
     if args.hidden and network.hidden2 and args.hidden != network.config["hidden"]:
         parser.error(f"--hidden {args.hidden}: a network with a second layer keeps its {network.config['hidden']} units")
-    rows = positions(network, args.games, args.candidate_share, args.seed)
-    if len(rows) <= HELD_OUT:
-        parser.error(f"{len(rows)} positions: too few to hold {HELD_OUT} out; play more --games")
-    targets = gnubg_labels(rows)
+    settings = label_settings(args.network, args.games, args.candidate_share, args.seed, args.label_plies)
+    saved = read_labels(args.labels, settings) if args.labels and args.labels.exists() else None
+    if saved is None:
+        rows = positions(network, args.games, args.candidate_share, args.seed)
+        if len(rows) <= HELD_OUT:
+            parser.error(f"{len(rows)} positions: too few to hold {HELD_OUT} out; play more --games")
+        targets = gnubg_labels(rows, args.label_plies, progress=True)
+        if args.labels:
+            write_labels(args.labels, rows, targets, settings)
+    else:
+        rows, targets = saved
+        if len(rows) <= HELD_OUT:
+            parser.error(f"{args.labels} holds {len(rows)} positions: too few to hold {HELD_OUT} out")
     x, classes = features.encode(rows, features.next_mover(rows))
     data = (torch.from_numpy(x.astype(np.float32)), torch.from_numpy(classes.astype(np.int64)),
             torch.from_numpy(targets))
-    print(f"{len(rows):,} positions labelled by gnubg 0-ply in {time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"{len(rows):,} positions labelled by gnubg {args.label_plies}-ply"
+          f"{' (read back)' if saved is not None else ''} in {time.perf_counter() - t0:.0f} s", flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="imitation-") as folder:
-        report(args, torch, network, rows, data, Path(folder))
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        report(args, torch, network, rows, data, args.keep)
+    else:
+        with tempfile.TemporaryDirectory(prefix="imitation-") as folder:
+            report(args, torch, network, rows, data, Path(folder))
     print(f"\n(errors over the {HELD_OUT:,} positions held out of the fits; {time.perf_counter() - t0:.0f} s)")
     return 0
 
@@ -244,6 +314,9 @@ def report(args, torch, network, rows, data, scratch: Path) -> None:
                         f"benchmarks.backgammon_imitation:deep_player:path={scratch / 'deep.pth'}"))
     print(f"\n{'network':<48} {'|P(win) error|':>15} {'vs gnubg 0-ply':>24}")
     for label, error, spec in results:
+        if not args.match_games:
+            print(f"{label:<48} {error:>15.4f} {'(not played)':>24}", flush=True)
+            continue
         rate, n = score_against("backgammon", spec, ["gnubg:depth=0"], args.match_games, args.match_seed,
                                 args.workers, win=lambda points: points > 0)
         lo, hi = wilson_interval(round(rate * n), n)

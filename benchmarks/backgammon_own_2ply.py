@@ -133,13 +133,24 @@ def read_decisions(path: Path) -> tuple[dict[str, np.ndarray], str, np.ndarray]:
     starts = first_of_each(ids)
     if len(starts) != len(np.unique(ids)) or (np.diff(np.r_[starts, len(ids)]) < 2).any():
         raise refuse("each decision's plays must be together, two or more")
-    boards = rows[:, bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE].reshape(len(rows), 2, bg_rules.SIDE)
-    if ((boards < 0) | (boards > 15)).any() or (boards.sum(axis=2) != 15).any():
-        raise refuse("a row is not a position (each side has 15 checkers)")
-    if not np.isin(features.next_mover(rows), (0, 1)).all():
-        raise refuse("a row has no side to move")
+    problem = position_problem(rows)
+    if problem:
+        raise refuse(problem)
     decisions = {"rows": rows.astype(np.int64), "ids": ids.astype(np.int64), "labels": labels.astype(np.float32)}
     return decisions, network_hash, made
+
+
+def position_problem(rows: np.ndarray) -> str | None:
+    """Why integer ``rows`` read from a file are not backgammon positions the feature kernels
+    may index with, or None."""
+    if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or not np.issubdtype(rows.dtype, np.integer):
+        return f"rows must be backgammon states of {bg_rules.STATE_SIZE} integers"
+    boards = rows[:, bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE].reshape(len(rows), 2, bg_rules.SIDE)
+    if ((boards < 0) | (boards > 15)).any() or (boards.sum(axis=2) != 15).any():
+        return "a row is not a position (each side has 15 checkers)"
+    if not np.isin(features.next_mover(rows), (0, 1)).all():
+        return "a row has no side to move"
+    return None
 
 
 def first_of_each(ids: np.ndarray) -> np.ndarray:

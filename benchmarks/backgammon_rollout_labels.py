@@ -45,6 +45,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
+from benchmarks.backgammon_own_2ply import position_problem
 from benchmarks.backgammon_rollout_truth import (
     check_probabilities,
     contact_race_network,
@@ -56,7 +57,6 @@ from benchmarks.backgammon_rollout_truth import (
 from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
-from plies.games.backgammon import rules as bg_rules
 from plies.training.backgammon import ARCH, numpy_weights, rollout_targets
 
 SETTINGS = ("seed", "index", "games", "horizon", "trials")
@@ -76,8 +76,9 @@ def read_chunk(path: Path) -> dict[str, np.ndarray]:
     for key, default in OPTIONAL_SETTINGS.items():  # chunks written before the setting existed
         arrays.setdefault(key, np.int64(default))
     rows, labels = arrays["rows"], arrays["labels"]
-    if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or rows.dtype.kind != "i" or len(rows) == 0:
-        raise ValueError(f"{path}: rows must be backgammon states of {bg_rules.STATE_SIZE} integers")
+    problem = "it holds no positions" if rows.ndim == 2 and len(rows) == 0 else position_problem(rows)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
     check_probabilities(path, "labels", labels, len(rows))
     for key in (*SETTINGS, *OPTIONAL_SETTINGS):
         setting(path, arrays, key, "i")

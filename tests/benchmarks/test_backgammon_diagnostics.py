@@ -1,12 +1,13 @@
 """The backgammon diagnostics' own parts: the candidate inputs on positions worked by hand, and
 the bookkeeping of the 2-ply labels' decisions (numbering across workers, each decision's pick,
-the ranking term over each decision's plays)."""
+the ranking term over each decision's plays, gnubg's labels at 0 and 1 plies and their file)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from benchmarks.backgammon_imitation import gnubg_labels, label_settings, read_labels, write_labels
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
 from benchmarks.backgammon_own_2ply import (
     decision_table,
@@ -147,3 +148,55 @@ def test_saved_decisions_are_read_back_and_damaged_ones_refused(tmp_path):
     np.save(single, rows)
     with pytest.raises(SystemExit, match="one array"):
         read_decisions(single)
+
+
+def _on_roll(me: dict[int, int], them: dict[int, int], mover: int) -> np.ndarray:
+    """``_state`` before the roll of ``mover``, as the imitation script's positions are."""
+    row = _state(me, them, mover)
+    row[rules.ROLLER] = mover
+    return row
+
+
+@pytest.mark.parametrize("mover", [0, 1])
+def test_gnubg_labels_look_one_roll_deeper_and_agree_where_the_game_is_exact(mover):
+    pytest.importorskip("gnubg_nn")
+    # two checkers on the 6 point against one on the opponent's 1 point: only 3-3 to 6-6 (4/36) win
+    exact = _on_roll({6: 2}, {1: 1}, mover)
+    contact = _on_roll({6: 5, 8: 3, 13: 5, 24: 1, 2: 1}, START, mover)
+    rows = np.stack([exact, contact])
+    static, deeper = gnubg_labels(rows, 0), gnubg_labels(rows, 1)
+    assert static.shape == deeper.shape == (2, 5)
+    assert static[0, 0] == pytest.approx(4 / 36, abs=1e-3) and deeper[0, 0] == pytest.approx(4 / 36, abs=1e-3)
+    assert abs(static[1, 0] - deeper[1, 0]) > 1e-4  # the lookahead changed the contact position's value
+    assert ((deeper >= 0) & (deeper <= 1)).all()
+    with pytest.raises(ValueError, match="0 or 1 plies"):
+        gnubg_labels(rows, 2)
+
+
+def test_saved_labels_are_read_back_only_for_their_settings_and_damaged_ones_refused(tmp_path):
+    network = tmp_path / "net.pt"
+    network.write_bytes(b"weights")
+    rows = np.stack([_on_roll({6: 2}, {1: 1}, 0), rules.initial_array(0)]).astype(np.int64)
+    targets = np.full((2, 5), 0.25, dtype=np.float32)
+    settings = label_settings(str(network), 100, 0.2, 12, 1)
+    path = tmp_path / "labels.npz"
+    write_labels(path, rows, targets, settings)
+    back_rows, back_targets = read_labels(path, settings)
+    assert np.array_equal(back_rows, rows) and np.array_equal(back_targets, targets)
+    assert read_labels(path, label_settings(str(network), 100, 0.2, 12, 0)) is None  # other plies: relabel
+    network.write_bytes(b"other weights")
+    assert read_labels(path, label_settings(str(network), 100, 0.2, 12, 1)) is None  # another network
+
+    def refused(match: str, **changes) -> None:
+        bad = tmp_path / "bad.npz"
+        np.savez(bad, **{"rows": rows, "targets": targets, "settings": settings, **changes})
+        with pytest.raises(SystemExit, match=match):
+            read_labels(bad, settings)
+
+    refused("probabilities", targets=np.full((2, 5), 1.5, dtype=np.float32))
+    refused("five floats", targets=targets[:, :4])
+    refused("15 checkers", rows=rows + np.eye(1, rows.shape[1], rules.BOARD + 5, dtype=np.int64))
+    refused("damaged", rows=np.array([[0, None]], dtype=object))
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(SystemExit, match="damaged"):
+        read_labels(path, settings)
