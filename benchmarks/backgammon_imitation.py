@@ -31,7 +31,6 @@ import argparse
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +38,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.backgammon_own_2ply import file_sha256, position_problem
+from benchmarks.backgammon_label_files import check_probabilities, file_sha256, position_problem, read_npz
 from plies.agents.evaluators import BatchEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent
 from plies.agents.gnubg_agents import _gnubg, to_gnubg
@@ -106,23 +105,20 @@ def write_labels(path: Path, rows: np.ndarray, targets: np.ndarray, settings: np
 def read_labels(path: Path, settings: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The positions and labels saved in ``path`` if it was made with ``settings``; None if it
     was made with others; SystemExit if it is damaged or not a labels file (no pickles read)."""
-    def refuse(why: str) -> SystemExit:
-        return SystemExit(f"{path} is not a file of gnubg labels: {why}")
-
     try:
-        with np.load(path, allow_pickle=False) as data:
-            rows, targets, made = data["rows"], data["targets"], str(data["settings"])
-    except (OSError, ValueError, KeyError, EOFError, TypeError, AttributeError, zipfile.BadZipFile) as error:
-        raise refuse(f"damaged or another kind ({error})") from None
-    if made != str(settings):
-        return None
-    problem = position_problem(rows)
-    if problem:
-        raise refuse(problem)
-    if targets.shape != (len(rows), 5) or not np.issubdtype(targets.dtype, np.floating):
-        raise refuse("its labels must be five floats a row")
-    if not np.isfinite(targets).all() or (targets < 0).any() or (targets > 1).any():
-        raise refuse("its labels must be probabilities")
+        arrays = read_npz(path, "file of gnubg labels")
+        missing = [k for k in ("rows", "targets", "settings") if k not in arrays]
+        if missing:
+            raise ValueError(f"{path} lacks {', '.join(missing)}: not a file of gnubg labels")
+        if str(arrays["settings"]) != str(settings):
+            return None
+        rows, targets = arrays["rows"], arrays["targets"]
+        problem = position_problem(rows)
+        if problem:
+            raise ValueError(f"{path}: {problem}")
+        check_probabilities(path, "labels", targets, len(rows))
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
     return rows.astype(np.int64), targets.astype(np.float32)
 
 

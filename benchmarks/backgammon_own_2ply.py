@@ -28,7 +28,6 @@ pick (by money equity and by P(win) alone) is the 2-ply pick among the ``--top``
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import sys
 import time
@@ -41,6 +40,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.backgammon_label_files import file_sha256, position_problem
 from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
@@ -90,10 +90,6 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return merged
 
 
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def write_decisions(path: str | Path, decisions: dict[str, np.ndarray], network_path: str, games: int,
                     top: int, seed: int) -> None:
     """Save labelled decisions with what made them: the labelling network's file hash and
@@ -138,19 +134,6 @@ def read_decisions(path: Path) -> tuple[dict[str, np.ndarray], str, np.ndarray]:
         raise refuse(problem)
     decisions = {"rows": rows.astype(np.int64), "ids": ids.astype(np.int64), "labels": labels.astype(np.float32)}
     return decisions, network_hash, made
-
-
-def position_problem(rows: np.ndarray) -> str | None:
-    """Why integer ``rows`` read from a file are not backgammon positions the feature kernels
-    may index with, or None."""
-    if rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or not np.issubdtype(rows.dtype, np.integer):
-        return f"rows must be backgammon states of {bg_rules.STATE_SIZE} integers"
-    boards = rows[:, bg_rules.BOARD:bg_rules.BOARD + 2 * bg_rules.SIDE].reshape(len(rows), 2, bg_rules.SIDE)
-    if ((boards < 0) | (boards > 15)).any() or (boards.sum(axis=2) != 15).any():
-        return "a row is not a position (each side has 15 checkers)"
-    if not np.isin(features.next_mover(rows), (0, 1)).all():
-        return "a row has no side to move"
-    return None
 
 
 def first_of_each(ids: np.ndarray) -> np.ndarray:

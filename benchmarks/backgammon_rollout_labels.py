@@ -45,15 +45,14 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
-from benchmarks.backgammon_own_2ply import position_problem
-from benchmarks.backgammon_rollout_truth import (
+from benchmarks.backgammon_label_files import (
     check_probabilities,
-    contact_race_network,
     file_sha256,
-    one_thread_worker,
+    position_problem,
     read_npz,
     setting,
 )
+from benchmarks.backgammon_rollout_truth import contact_race_network, one_thread_worker
 from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features

@@ -34,7 +34,6 @@ import argparse
 import math
 import sys
 import time
-import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -47,12 +46,12 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
-from benchmarks.backgammon_own_2ply import file_sha256
+from benchmarks.backgammon_label_files import check_probabilities, file_sha256, read_npz, setting
 from plies.agents.gnubg_agents import _gnubg
 from plies.agents.value_net import load_value_net, require_torch
 from plies.files import atomic_write
 from plies.games.backgammon import features
-from plies.training.backgammon import ARCH, OUTPUTS, _forward, numpy_weights, rollout_targets, search_targets
+from plies.training.backgammon import ARCH, _forward, numpy_weights, rollout_targets, search_targets
 
 CLASSES = {"contact": features.CONTACT, "race": features.RACE, "crashed": features.CRASHED}
 LABELS = ("V", "S", "R_a", "R_b", "G")
@@ -158,33 +157,6 @@ def write_labels(path: str | Path, labels: dict[str, np.ndarray], rows: np.ndarr
                  **{k: np.array(str(settings[k])) for k in TEXTS})
 
     atomic_write(path, write)
-
-
-def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
-    """The arrays of an .npz file (no pickles); anything else, or a damaged one, is refused."""
-    try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            raise ValueError("a single array, not an .npz")
-        with data:
-            return {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ValueError(f"{path} is not a readable {what} ({error})") from None
-
-
-def setting(path: str | Path, arrays: dict[str, np.ndarray], key: str, kind: str) -> Any:
-    """A setting stored as a single value: an integer ("i") or a text ("U")."""
-    value = arrays[key]
-    if value.shape != () or value.dtype.kind != kind:
-        raise ValueError(f"{path}: {key} must be a single {'integer' if kind == 'i' else 'text'}")
-    return int(value) if kind == "i" else str(value)
-
-
-def check_probabilities(path: str | Path, name: str, a: np.ndarray, n: int) -> None:
-    """``a`` must be ``n`` rows of the five outputs, each in [0, 1] (sums may overshoot by rounding)."""
-    if (a.dtype.kind != "f" or a.shape != (n, OUTPUTS) or not np.isfinite(a).all()
-            or (a < -1e-6).any() or (a > 1 + 1e-6).any()):
-        raise ValueError(f"{path}: {name} must be {n} rows of {OUTPUTS} probabilities")
 
 
 def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -9,9 +9,9 @@ import pytest
 
 from benchmarks.backgammon_imitation import gnubg_labels, label_settings, read_labels, write_labels
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
+from benchmarks.backgammon_label_files import file_sha256
 from benchmarks.backgammon_own_2ply import (
     decision_table,
-    file_sha256,
     first_of_each,
     listwise_loss,
     merge,
@@ -194,9 +194,12 @@ def test_saved_labels_are_read_back_only_for_their_settings_and_damaged_ones_ref
             read_labels(bad, settings)
 
     refused("probabilities", targets=np.full((2, 5), 1.5, dtype=np.float32))
-    refused("five floats", targets=targets[:, :4])
+    refused("rows of 5 probabilities", targets=targets[:, :4])
     refused("15 checkers", rows=rows + np.eye(1, rows.shape[1], rules.BOARD + 5, dtype=np.int64))
-    refused("damaged", rows=np.array([[0, None]], dtype=object))
+    refused("not a readable", rows=np.array([[0, None]], dtype=object))
+    np.savez(tmp_path / "no_targets.npz", rows=rows, settings=settings)
+    with pytest.raises(SystemExit, match="lacks targets"):
+        read_labels(tmp_path / "no_targets.npz", settings)
     path.write_bytes(path.read_bytes()[:200])
-    with pytest.raises(SystemExit, match="damaged"):
+    with pytest.raises(SystemExit, match="not a readable"):
         read_labels(path, settings)
