@@ -37,6 +37,7 @@ from plies.files import atomic_write
 
 POINTS = Path(__file__).resolve().parents[1] / "docs" / "data" / "backgammon_fresh_dice.csv"
 SEEDS = (2141, 2147)
+GAMES_PER_SEED = 10_000
 OPPONENT = "gnubg:depth=0"
 PLAYER = "expectiminimax:depth=1,"
 COLUMNS = ["network_games", "rule", "date", *(f"wins_seed_{s}" for s in SEEDS), "wins", "games"]
@@ -59,7 +60,10 @@ class Point:
 def read_points(path: str | Path = POINTS) -> list[Point]:
     """The points in ``path``, ordered by the network's games; a row that does not add up, a
     network measured twice or a file of other columns is refused (ValueError)."""
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the table of points {path} ({error})") from None
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames != COLUMNS:
         raise ValueError(f"{path}: the columns must be {', '.join(COLUMNS)}, not {reader.fieldnames}")
@@ -122,10 +126,20 @@ def slope(points: list[Point]) -> Slope:
 
 def point_from_tournaments(network_games: int, rule: int, files: list[str | Path],
                            date: str | None = None) -> Point:
-    """A point from the ``plies tournament --json`` files of the fresh-dice pair."""
+    """A point from the ``plies tournament --json`` files of the fresh-dice pair: the same
+    1-ply network against gnubg 0-ply in both, ``GAMES_PER_SEED`` games each at the default
+    options, one file of each seed."""
+    if type(network_games) is not int or network_games < 0 or type(rule) is not int or rule < 1:
+        raise ValueError(f"the network's games must be 0 or more and the rule 1 or more, not {network_games}, {rule}")
+    date = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    try:
+        date = datetime.date.fromisoformat(date).isoformat()
+    except (TypeError, ValueError):
+        raise ValueError(f"the date must read YYYY-MM-DD, not {date!r}") from None
     if len(files) != len(SEEDS):
         raise ValueError(f"one tournament file for each of the seeds {SEEDS}")
     found: dict[int, tuple[int, int]] = {}
+    players = set()
     for path in files:
         try:
             data = json.loads(Path(path).read_text())
@@ -138,12 +152,18 @@ def point_from_tournaments(network_games: int, rule: int, files: list[str | Path
             raise ValueError(f"{path}: not a 1-ply network ({PLAYER}...) against {OPPONENT}: {agents}")
         if seed not in SEEDS or seed in found:
             raise ValueError(f"{path}: seed {seed}; the fresh-dice pair is one file each of {SEEDS}")
+        if config.get("games") != GAMES_PER_SEED or config.get("opening_plies") or config.get("options"):
+            raise ValueError(f"{path}: the pair's matches are {GAMES_PER_SEED:,} games from the start at the "
+                             f"default options, not {config.get('games')} games, opening plies "
+                             f"{config.get('opening_plies')}, options {config.get('options')}")
         rows = [r for r in summary if r.get("agent") == agents[0]]
-        if len(rows) != 1:
-            raise ValueError(f"{path}: no summary row for {agents[0]}")
+        if len(rows) != 1 or rows[0].get("games") != GAMES_PER_SEED:
+            raise ValueError(f"{path}: no summary row of {GAMES_PER_SEED:,} games for {agents[0]}")
         found[seed] = (int(rows[0]["wins"]), int(rows[0]["games"]))
+        players.add(agents[0])
+    if len(players) != 1:
+        raise ValueError(f"the two files are of different players: {sorted(players)}")
     seed_wins = tuple(found[s][0] for s in SEEDS)
-    date = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     return Point(network_games, rule, date, seed_wins, sum(seed_wins), sum(found[s][1] for s in SEEDS))
 
 

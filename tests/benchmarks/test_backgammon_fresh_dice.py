@@ -29,11 +29,13 @@ def _table(tmp_path, rows: list[str]):
 
 def _results(tmp_path, seed: int, wins: int, games: int = 10_000, opponent: str = "gnubg:depth=0",
              player: str = "expectiminimax:depth=1,eval=net_26400000.pt"):
-    path = tmp_path / f"run_{seed}_{opponent.replace(':', '_')}.json"
+    """A results file as ``plies tournament --json`` writes it (its config and summary)."""
+    path = tmp_path / f"results_{len(list(tmp_path.glob('results_*.json')))}.json"
     summary = [{"agent": opponent, "games": games, "wins": games - wins},
                {"agent": player, "games": games, "wins": wins}]
-    path.write_text(json.dumps({"config": {"game": "backgammon", "agents": [player, opponent], "seed": seed,
-                                           "games": games}, "summary": summary, "games": []}))
+    config = {"clock": None, "game": "backgammon", "agents": [player, opponent], "games": games, "seed": seed,
+              "opening_plies": 0, "focus": None, "options": {}}
+    path.write_text(json.dumps({"config": config, "summary": summary, "games": []}))
     return path
 
 
@@ -91,6 +93,8 @@ def test_a_network_measured_twice_or_other_columns_are_refused(tmp_path):
     other.write_text("games,wins\n100,9800\n")
     with pytest.raises(ValueError, match="columns must be"):
         read_points(other)
+    with pytest.raises(ValueError, match="cannot read"):
+        read_points(tmp_path / "missing.csv")
 
 
 def test_a_point_from_the_tournament_files_of_the_pair(tmp_path):
@@ -105,6 +109,14 @@ def test_a_point_from_the_tournament_files_of_the_pair(tmp_path):
         point_from_tournaments(1, 54, [files[1], _results(tmp_path, 2147, 1, opponent="pubeval")])
     with pytest.raises(ValueError, match="against gnubg:depth=0"):
         point_from_tournaments(1, 54, [files[1], _results(tmp_path, 2147, 1, player="expectiminimax:depth=2,eval=net")])
+    with pytest.raises(ValueError, match="different players"):
+        point_from_tournaments(1, 54, [files[1], _results(tmp_path, 2147, 1, player="expectiminimax:depth=1,eval=td80")])
+    with pytest.raises(ValueError, match="10,000 games"):
+        point_from_tournaments(1, 54, [files[1], _results(tmp_path, 2147, 1, games=3)])
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        point_from_tournaments(1, 54, files, "yesterday")
+    with pytest.raises(ValueError, match="0 or more"):
+        point_from_tournaments(-5, 54, files)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     with pytest.raises(ValueError, match="not a plies tournament results file"):
@@ -123,6 +135,8 @@ def test_add_writes_the_table_back_with_the_new_point_in_order(tmp_path, capsys)
     assert "points a million games" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # the same network again
         main(["--points", str(table), "--add", "1000", "55", *files])
+    with pytest.raises(SystemExit):  # a date the table could not read back
+        main(["--points", str(table), "--add", "2000", "55", *files, "--date", "yesterday"])
     assert read_points(table) == after
 
 
