@@ -8,7 +8,8 @@ evaluations? A diagnostic of issue 25's plateau, not a way to make a shipped net
    default) or, with ``--label-plies 1``, its one-roll lookahead (each of the 21 rolls' best
    reply by the network, averaged; about 1.6 ms a position against 0.01 ms). ``--labels FILE``
    keeps the positions and their labels (written atomically) and reads them back on a later run
-   with the same settings, so a long labelling is done once.
+   with the same settings, so a long labelling is done once (a file made with other settings is
+   refused, never overwritten).
 3. Two networks are fitted to the labels (cross-entropy, Adam, 50,000 positions held out): the
    contact/race architecture of ``eval=net`` started from ``--network`` (``--hidden`` units:
    the network's own count, or more, its units copied as ``--init-from`` does), and a fresh one
@@ -44,7 +45,7 @@ from plies.agents.expectiminimax import ExpectiminimaxAgent
 from plies.agents.gnubg_agents import _gnubg, to_gnubg
 from plies.agents.value_net import ContactRaceNet, contact_race_equity, load_value_net, model_payload
 from plies.evaluation.report import wilson_interval
-from plies.files import atomic_write, save_torch
+from plies.files import DamagedFileError, atomic_write, load_torch, save_torch
 from plies.games.backgammon import features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.kernels import CHANCE, TERMINAL
@@ -52,6 +53,7 @@ from plies.training.backgammon import ARCH, _Mover, numpy_weights, roll, widen_i
 from plies.training.engine import score_against
 
 HELD_OUT = 50_000
+DEEP_KIND = "weights"  # the two-layer networks' file: a plies torch file, checksummed, no code in it
 
 
 def positions(network, games: int, share: float, seed: int) -> np.ndarray:
@@ -177,10 +179,13 @@ class DeepEvaluator(BatchEvaluator):
     def __init__(self, path: str) -> None:
         import torch
 
-        saved = torch.load(path, weights_only=True)
+        saved = load_torch(path, DEEP_KIND)
         self.torch = torch
-        self.nets = deep_nets(torch, int(saved["h1"]), int(saved["h2"]))
-        self.nets.load_state_dict(saved["state_dict"])
+        try:
+            self.nets = deep_nets(torch, int(saved["h1"]), int(saved["h2"]))
+            self.nets.load_state_dict(saved["state_dict"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise DamagedFileError(f"{path} does not hold the two-layer networks ({error})") from None
         self.nets.eval()
         torch.set_num_threads(1)
 
@@ -256,8 +261,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden {args.hidden} is fewer than the network's {network.config['hidden']} units")
     if args.hidden and network.hidden2 and args.hidden != network.config["hidden"]:
         parser.error(f"--hidden {args.hidden}: a network with a second layer keeps its {network.config['hidden']} units")
+    if args.labels and not args.labels.parent.is_dir():
+        parser.error(f"--labels {args.labels}: no folder {args.labels.parent} to keep it in")
+    if args.keep and args.keep.exists() and not args.keep.is_dir():
+        parser.error(f"--keep {args.keep} is a file, not a folder")
     settings = label_settings(args.network, args.games, args.candidate_share, args.seed, args.label_plies)
     saved = read_labels(args.labels, settings) if args.labels and args.labels.exists() else None
+    if args.labels and args.labels.exists() and saved is None:
+        parser.error(f"{args.labels} holds labels made with other settings than these ({settings}); "
+                     "name another file, or remove it to label again")
     if saved is None:
         rows = positions(network, args.games, args.candidate_share, args.seed)
         if len(rows) <= HELD_OUT:
@@ -305,7 +317,7 @@ def report(args, torch, network, rows, data, scratch: Path) -> None:
         nets = deep_nets(torch, h1, h2)
         error = fit(torch, lambda xs, cs: class_logits(torch, nets, xs, cs), nets.parameters(), data,
                     held, args.deep_epochs, args.lr, args.seed)
-        torch.save({"h1": h1, "h2": h2, "state_dict": nets.state_dict()}, scratch / "deep.pth")
+        save_torch({"h1": h1, "h2": h2, "state_dict": nets.state_dict()}, scratch / "deep.pth", DEEP_KIND)
         results.append((f"two ReLU layers {h1}+{h2}, fresh, fitted", error,
                         f"benchmarks.backgammon_imitation:deep_player:path={scratch / 'deep.pth'}"))
     print(f"\n{'network':<48} {'|P(win) error|':>15} {'vs gnubg 0-ply':>24}")

@@ -27,9 +27,14 @@ def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("a single array, not an .npz")
         with data:
-            return {k: data[k] for k in data.files}
+            arrays = {k: data[k] for k in data.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise ValueError(f"{path} is not a readable {what} ({error})") from None
+    # numpy hands back a member that is not an .npy as raw bytes
+    odd = [k for k, v in arrays.items() if not isinstance(v, np.ndarray)]
+    if odd:
+        raise ValueError(f"{path} is not a readable {what} ({', '.join(odd)} not arrays)")
+    return arrays
 
 
 def setting(path: str | Path, arrays: dict[str, np.ndarray], key: str, kind: str) -> Any:

@@ -31,7 +31,6 @@ import argparse
 import math
 import sys
 import time
-import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -40,7 +39,13 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.backgammon_label_files import file_sha256, position_problem
+from benchmarks.backgammon_label_files import (
+    check_probabilities,
+    file_sha256,
+    position_problem,
+    read_npz,
+    setting,
+)
 from plies.agents.value_net import load_value_net, model_payload
 from plies.files import atomic_write, save_torch
 from plies.games.backgammon import features
@@ -105,17 +110,18 @@ def read_decisions(path: Path) -> tuple[dict[str, np.ndarray], str, np.ndarray]:
         return SystemExit(f"{path} is not a file of labelled decisions: {why}")
 
     try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        arrays = read_npz(path, "file of labelled decisions")
+    except ValueError as error:
         raise refuse(f"damaged or another kind ({error})") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise refuse("it holds one array, not an .npz of them")
+    missing = [k for k in ("rows", "ids", "labels", "network_sha256", "games_top_seed") if k not in arrays]
+    if missing:
+        raise refuse(f"it lacks {', '.join(missing)}")
+    decisions = {key: arrays[key] for key in ("rows", "ids", "labels")}
+    made = arrays["games_top_seed"]
     try:
-        with data:
-            decisions = {key: data[key] for key in ("rows", "ids", "labels")}
-            network_hash, made = str(data["network_sha256"]), data["games_top_seed"]
-    except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
-        raise refuse(f"damaged or another kind ({error})") from None
+        network_hash = setting(path, arrays, "network_sha256", "U")
+    except ValueError as error:
+        raise refuse(str(error)) from None
     rows, ids, labels = decisions["rows"], decisions["ids"], decisions["labels"]
     if not (np.issubdtype(rows.dtype, np.integer) and np.issubdtype(ids.dtype, np.integer)
             and np.issubdtype(made.dtype, np.integer)
@@ -124,8 +130,10 @@ def read_decisions(path: Path) -> tuple[dict[str, np.ndarray], str, np.ndarray]:
     if (rows.ndim != 2 or rows.shape[1] != bg_rules.STATE_SIZE or len(rows) == 0 or ids.shape != (len(rows),)
             or labels.shape != (len(rows), 5) or made.shape != (3,)):
         raise refuse("its arrays have the wrong shapes")
-    if not np.isfinite(labels).all() or (labels < 0).any() or (labels > 1).any():
-        raise refuse("its labels must be probabilities")
+    try:
+        check_probabilities(path, "its labels", labels, len(rows))
+    except ValueError as error:
+        raise refuse(str(error)) from None
     starts = first_of_each(ids)
     if len(starts) != len(np.unique(ids)) or (np.diff(np.r_[starts, len(ids)]) < 2).any():
         raise refuse("each decision's plays must be together, two or more")

@@ -46,7 +46,12 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.backgammon_imitation import gnubg_labels, positions
-from benchmarks.backgammon_label_files import check_probabilities, file_sha256, read_npz, setting
+from benchmarks.backgammon_label_files import (
+    check_probabilities,
+    file_sha256,
+    read_npz,
+    setting,
+)
 from plies.agents.gnubg_agents import _gnubg
 from plies.agents.value_net import load_value_net, require_torch
 from plies.files import atomic_write
@@ -165,6 +170,8 @@ def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]
     missing = [k for k in ("rows", *LABELS, *SETTINGS, *TEXTS) if k not in arrays]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: not a file of rollout labels")
+    if arrays["rows"].ndim != 2:  # only their count is read: the labels are what is compared
+        raise ValueError(f"{path}: rows must be a table of positions")
     n = len(arrays["rows"])
     if n == 0:
         raise ValueError(f"{path} holds no positions")
@@ -174,6 +181,8 @@ def read_labels(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]
     settings.update({k: setting(path, arrays, k, "i") if k in arrays else default
                      for k, default in OPTIONAL_SETTINGS.items()})
     settings.update({k: setting(path, arrays, k, "U") for k in TEXTS})
+    if settings["luck_free"] not in (0, 1):
+        raise ValueError(f"{path}: luck_free must be 0 or 1")
     return {k: arrays[k].astype(np.float64) for k in LABELS}, settings
 
 

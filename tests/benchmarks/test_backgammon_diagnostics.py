@@ -7,7 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.backgammon_imitation import gnubg_labels, label_settings, read_labels, write_labels
+from benchmarks.backgammon_imitation import (
+    DEEP_KIND,
+    DeepEvaluator,
+    deep_nets,
+    gnubg_labels,
+    label_settings,
+    read_labels,
+    write_labels,
+)
+from benchmarks.backgammon_imitation import main as imitation_main
 from benchmarks.backgammon_input_candidates import PER_SIDE, candidate_inputs
 from benchmarks.backgammon_label_files import file_sha256
 from benchmarks.backgammon_own_2ply import (
@@ -20,6 +29,8 @@ from benchmarks.backgammon_own_2ply import (
     write_decisions,
 )
 from plies.agents.gnubg_agents import from_gnubg
+from plies.agents.value_net import shipped_weights
+from plies.files import DamagedFileError, save_torch
 from plies.games.backgammon import rules
 
 START = {6: 5, 8: 3, 13: 5, 24: 2}
@@ -140,13 +151,14 @@ def test_saved_decisions_are_read_back_and_damaged_ones_refused(tmp_path):
     refused("alone.npz", "two or more", ids=np.array([0, 0, 1]))
     refused("checkers.npz", "15 checkers", rows=rows + np.eye(1, rows.shape[1], rules.BOARD + 5, dtype=np.int64))
     refused("objects.npz", "damaged", ids=np.array([0, 0, None], dtype=object))
+    refused("hash.npz", "network_sha256 must be a single text", network_sha256=np.array([1, 2]))
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[:200])
     with pytest.raises(SystemExit, match="damaged"):
         read_decisions(cut)
     single = tmp_path / "single.npy"
     np.save(single, rows)
-    with pytest.raises(SystemExit, match="one array"):
+    with pytest.raises(SystemExit, match="single array"):
         read_decisions(single)
 
 
@@ -183,7 +195,7 @@ def test_saved_labels_are_read_back_only_for_their_settings_and_damaged_ones_ref
     write_labels(path, rows, targets, settings)
     back_rows, back_targets = read_labels(path, settings)
     assert np.array_equal(back_rows, rows) and np.array_equal(back_targets, targets)
-    assert read_labels(path, label_settings(str(network), 100, 0.2, 12, 0)) is None  # other plies: relabel
+    assert read_labels(path, label_settings(str(network), 100, 0.2, 12, 0)) is None  # other plies: not these
     network.write_bytes(b"other weights")
     assert read_labels(path, label_settings(str(network), 100, 0.2, 12, 1)) is None  # another network
 
@@ -203,3 +215,39 @@ def test_saved_labels_are_read_back_only_for_their_settings_and_damaged_ones_ref
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(SystemExit, match="not a readable"):
         read_labels(path, settings)
+
+
+def test_the_imitation_script_refuses_labels_of_other_settings_and_bad_paths_before_labelling(tmp_path, capsys):
+    pytest.importorskip("torch")
+    network = str(shipped_weights("backgammon"))
+    labels = tmp_path / "labels.npz"
+    rows = np.stack([rules.initial_array(0)] * 2).astype(np.int64)
+    write_labels(labels, rows, np.full((2, 5), 0.25, dtype=np.float32), np.array("made with other settings"))
+    before = labels.read_bytes()
+    for extra, message in (([ "--labels", str(labels)], "other settings"),
+                           (["--labels", str(tmp_path / "nowhere" / "labels.npz")], "no folder"),
+                           (["--keep", str(labels)], "is a file, not a folder")):
+        with pytest.raises(SystemExit):
+            imitation_main(["--network", network, "--games", "1", "--match-games", "0", *extra])
+        assert message in capsys.readouterr().err
+    assert labels.read_bytes() == before  # kept, not labelled again over it
+
+
+def test_the_two_layer_networks_are_kept_in_a_checked_file(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    nets = deep_nets(torch, 8, 4)
+    path = tmp_path / "deep.pth"
+    save_torch({"h1": 8, "h2": 4, "state_dict": nets.state_dict()}, path, DEEP_KIND)
+    evaluator = DeepEvaluator(str(path))
+    for (name, kept), mine in zip(evaluator.nets.state_dict().items(), nets.state_dict().values()):
+        assert torch.equal(kept, mine), name
+    states = np.stack([rules.initial_array(0), _on_roll({6: 2}, {1: 1}, 1)]).astype(np.int64)
+    values = evaluator.evaluate_all(states, 0, 2, True)
+    assert np.allclose(values[:, 0], -values[:, 1]) and (np.abs(values) <= 1).all()
+    save_torch({"h1": 16, "h2": 4, "state_dict": nets.state_dict()}, tmp_path / "other.pth", DEEP_KIND)
+    with pytest.raises(DamagedFileError, match="does not hold the two-layer networks"):
+        DeepEvaluator(str(tmp_path / "other.pth"))
+    torch.save({"h1": 8, "h2": 4, "state_dict": nets.state_dict()}, tmp_path / "plain.pth")
+    with pytest.raises(DamagedFileError, match="not a plies"):
+        DeepEvaluator(str(tmp_path / "plain.pth"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import zipfile
 
 import numpy as np
 import pytest
@@ -128,6 +129,17 @@ def test_files_that_are_not_labels_are_refused(tmp_path):
              **{**settings, "seed": np.array([1, 2])})
     with pytest.raises(ValueError, match="seed must be a single integer"):
         read_labels(tmp_path / "vector.npz")
+    np.savez(tmp_path / "scalar.npz", rows=np.int64(5), **labels, **settings)
+    with pytest.raises(ValueError, match="table of positions"):
+        read_labels(tmp_path / "scalar.npz")
+    np.savez(tmp_path / "luck.npz", rows=np.zeros((5, 68), np.int64), **labels, **settings, luck_free=2)
+    with pytest.raises(ValueError, match="luck_free must be 0 or 1"):
+        read_labels(tmp_path / "luck.npz")
+    # a zip whose member is not an .npy: numpy would hand its bytes back as they are
+    with zipfile.ZipFile(tmp_path / "raw.npz", "w") as archive:
+        archive.writestr("rows", b"not an array")
+    with pytest.raises(ValueError, match="rows not arrays"):
+        read_labels(tmp_path / "raw.npz")
 
 
 def _label_args(folder, chunks: int) -> argparse.Namespace:
