@@ -333,10 +333,10 @@ def rollout_targets(weights: list[tuple[np.ndarray, ...]], afterstates: np.ndarr
     reduction in rollouts): before each drawn roll the position is searched 1 ply deep (its
     value averaged over every roll), and what the drawn roll's move is worth beyond that is
     subtracted from the trial. Each such term has mean zero under the network's own play, so the
-    label's expectation is unchanged; what is left of a trial is the 1-ply search of its first
+    label's expectation is unchanged (up to the clipping to [0, 1] at the end); what is left of a trial is the 1-ply search of its first
     position plus the network's own search-minus-value differences along the way (so a horizon
     of 2 gives the 2-ply value, the same for any dice). It costs a 1-ply search a move: about
-    thirty times a plain rollout's CPU (docs/backgammon_experiments.md). Clipped to [0, 1]."""
+    thirty times a plain rollout's CPU (docs/backgammon_experiments.md)."""
     afterstates = np.ascontiguousarray(afterstates, np.int64)
     if len(afterstates) == 0:
         return np.zeros((0, OUTPUTS), np.float64)
