@@ -175,6 +175,9 @@ def play_game(
     rng = np.random.default_rng(scheduled.seed)
     state = cls.initial(rng, **config.options)
     seats = scheduled.seats
+    if len(seats) != state.num_players:
+        raise ValueError(f"game {scheduled.index}: {config.game} here has {state.num_players} seats, "
+                         f"but its lineup names {len(seats)} agents ({', '.join(seats)})")
     errors = [""] * len(seats)
     forfeit: int | None = None
     agents = []

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from plies.files import atomic_write
+from plies.files import DamagedFileError, atomic_write
 from plies.training.records import load_records, save_records
 from plies.training.selfplay import draw_lineups, generate
 
@@ -124,14 +124,17 @@ def positions(paths: list[Path], keep: float, seed: int,
                 continue
             winner = int(np.argmax(record.returns))
             ended = False  # the action that led here ended a player's turn
-            for i, state in enumerate(replay("dice_wars", record, options)):
-                s = state.array
-                if ((kind == "all" or ended) and s[0] != rules.TERMINAL
-                        and s[rules.PHASE] != rules.PHASE_BATTLE and rng.random() < keep):
-                    rows.append(s.astype(np.int16))
-                    winners.append(winner)
-                    games.append(record.index)
-                ended = i < len(record.actions) and _ends_turn(s, int(record.actions[i]), rules)
+            try:
+                for i, state in enumerate(replay("dice_wars", record, options)):
+                    s = state.array
+                    if ((kind == "all" or ended) and s[0] != rules.TERMINAL
+                            and s[rules.PHASE] != rules.PHASE_BATTLE and rng.random() < keep):
+                        rows.append(s.astype(np.int16))
+                        winners.append(winner)
+                        games.append(record.index)
+                    ended = i < len(record.actions) and _ends_turn(s, int(record.actions[i]), rules)
+            except ValueError as err:
+                raise DamagedFileError(f"damaged self-play records file {path}: {err}") from None
     width = max((len(r) for r in rows), default=rules.AREAS)
     states = np.zeros((len(rows), width), np.int16)
     for i, r in enumerate(rows):

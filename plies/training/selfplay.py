@@ -60,9 +60,16 @@ def generate(
 
 def replay(game: str, record: GameRecord, options: dict[str, Any] | None = None) -> Iterator[Any]:
     """The positions of a recorded game, from the start to the end (the same state object,
-    advanced one action at a time: copy what you keep)."""
+    advanced one action at a time: copy what you keep). Each action is checked against the
+    position's legal ones (records may come from a file): one that is not legal there is a
+    ValueError naming its ply, never a step the kernels take."""
     state = state_class(game).initial(np.random.default_rng(record.seed), **(options or {}))
     yield state
-    for action in record.actions:
-        state.apply_unchecked(int(action))
+    for ply, action in enumerate(record.actions):
+        if state.is_terminal():
+            raise ValueError(f"game {record.index}: action {action!r} at ply {ply}, after the game ended")
+        try:
+            state.apply(int(action))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"game {record.index}: action {action!r} at ply {ply} is not legal there ({err})") from None
         yield state

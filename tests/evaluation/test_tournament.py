@@ -282,3 +282,12 @@ def test_self_play_records_replay_to_their_results():
     again = self_play("tictactoe", ["alphabeta:depth=2", "alphabeta:depth=2"], 6, seed=1, opening_plies=2,
                       workers=2)
     assert [r.actions for r in again] == [r.actions for r in records]
+
+
+def test_a_lineup_of_the_wrong_number_of_seats_is_refused_before_play():
+    from plies.training.selfplay import generate
+
+    with pytest.raises(ValueError, match="dice_wars here has 4 seats, but its lineup names 2 agents"):
+        generate("dice_wars", [("dw_random", "dw_random")], seed=3)
+    with pytest.raises(ValueError, match="tictactoe here has 2 seats, but its lineup names 3 agents"):
+        generate("tictactoe", [("random", "random", "random")], seed=3)

@@ -3,6 +3,7 @@ files plies creates get the umask's mode."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 
@@ -164,6 +165,29 @@ def test_damaged_self_play_records_name_the_file(tmp_path):
         path.write_bytes(damaged)
         with pytest.raises(DamagedFileError, match="games.npz"):
             load_records(path)
+
+
+def test_self_play_records_whose_actions_are_not_legal_are_refused_not_played(tmp_path):
+    # the kernels index without bounds checks: an action read from a file that reached them
+    # unchecked crashed the interpreter (a segmentation fault)
+    from plies.training.dw_data import positions
+    from plies.training.records import save_records
+    from plies.training.selfplay import generate
+
+    path = tmp_path / "games.npz"
+    records = generate("dice_wars", [("dw_random",) * 4], seed=3)
+    save_records(records, path)
+    assert len(positions([path], 1.0, 0)["states"]) > 0
+    for ply, action in ((5, 10**9), (0, -1), (len(records[0].actions) - 1, 10**6)):
+        bad = [dataclasses.replace(records[0], actions=[*records[0].actions])]
+        bad[0].actions[ply] = action
+        save_records(bad, path)
+        with pytest.raises(DamagedFileError, match=f"games.npz: game 0: action {action} at ply {ply} is not legal"):
+            positions([path], 1.0, 0)
+    longer = [dataclasses.replace(records[0], actions=[*records[0].actions, 0])]
+    save_records(longer, path)
+    with pytest.raises(DamagedFileError, match="after the game ended"):
+        positions([path], 1.0, 0)
 
 
 def test_a_damaged_metrics_file_names_the_file_and_line(tmp_path):
