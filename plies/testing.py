@@ -110,6 +110,13 @@ def _check_static(game: Game, state: GameState, findings: _Findings) -> None:
         findings.add("static", f"max_legal_actions is {state.max_legal_actions}")
     if not state.is_terminal() and state.current_player >= state.num_players:
         findings.add("static", f"player {state.current_player} to move in a {state.num_players}-player game")
+    for outside in (-1, state.num_actions, 2**62):  # numbers past the action space are not named
+        try:
+            text = state.action_to_string(outside)
+        except (TypeError, ValueError):
+            continue
+        findings.add("static", f"action_to_string({outside}) names an action outside range({state.num_actions}): "
+                               f"{text!r} (start it with action_in_range)")
 
 
 def _check_position(game: Game, state: GameState, findings: _Findings, seen: dict[bytes, int]) -> None:

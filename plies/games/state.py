@@ -313,10 +313,7 @@ class GameState:
     def observation(self, seat: int) -> np.ndarray:
         """A float32 array of ``observation_shape`` describing the position from ``seat``'s
         point of view (the game's ``observe`` kernel; its docs page says what each entry is)."""
-        seat = action_index(seat, "seat")
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"seat {seat} is not a seat of this {self.num_players}-player game "
-                             f"(seats 0..{self.num_players - 1})")
+        seat = self.seat_in_range(seat)
         shape = self.observation_shape
         out = np.empty(int(np.prod(shape)), np.float32)
         self.game.observe(self._s, seat, out)
@@ -345,8 +342,27 @@ class GameState:
     def from_string(cls, text: str, **options: Any) -> GameState:
         raise NotImplementedError
 
+    def action_in_range(self, action: Any) -> int:
+        """``action`` as a Python int if it lies in ``range(num_actions)``: what every
+        ``action_to_string`` checks first, so that no game names an action it does not have.
+        Not an integer: TypeError; out of range: ValueError saying the range."""
+        value = action_index(action, "an action", f" in range({self.num_actions})")
+        if not 0 <= value < self.num_actions:
+            raise ValueError(f"{self.game.title} actions are 0..{self.num_actions - 1}, got {value}")
+        return value
+
     def action_to_string(self, action: int) -> str:
-        return str(action)
+        return str(self.action_in_range(action))
+
+    def seat_in_range(self, seat: Any, what: str = "seat") -> int:
+        """``seat`` as a Python int if it is a seat of this game: what every method that takes
+        a seat (or player) checks before a kernel indexes with it. Not an integer: TypeError;
+        no such seat: ValueError saying the seats."""
+        value = action_index(seat, what)
+        if not 0 <= value < self.num_players:
+            raise ValueError(f"{what} {value} is not a seat of this {self.num_players}-player game "
+                             f"(seats 0..{self.num_players - 1})")
+        return value
 
     def string_to_action(self, text: str) -> int:
         text = text.strip()

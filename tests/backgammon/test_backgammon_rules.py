@@ -160,3 +160,21 @@ def test_observation_and_render():
     assert "X" in state.render_text()
     image = state.render_rgb()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+
+
+def test_a_play_of_steps_that_are_not_legal_is_refused_not_played():
+    # the kernels index without bounds checks: a step of 10**12 once crashed the interpreter
+    state = BackgammonState()
+    state.apply(BackgammonState.opening_outcome(3, 1))
+    legal = {int(a) for a in state.legal_actions()}
+    first = next(a for a in sorted(legal) if state.action_to_string(a) == "24/21")
+    assert state.play_to_string([first, -1]) == "24/21"  # a negative step ends a padded play
+    before = state.to_string()
+    for play in ([10**12], [999], [min(set(range(150)) - legal)], [first, first]):
+        with pytest.raises(ValueError, match="of the play is not a checker move here"):
+            state.play_to_string(play)
+    _, paths = state.afterstates()
+    over = [*[int(a) for a in paths[0] if a >= 0], first]  # a step after the turn is over
+    with pytest.raises(ValueError, match="the dice are to be rolled"):
+        state.play_to_string(over)
+    assert state.to_string() == before  # the position itself is never touched

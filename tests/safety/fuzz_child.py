@@ -123,6 +123,16 @@ def run_case(case) -> None:
     elif kind == "observe":
         _, game, seed, n, tagged = case
         position(game, seed, n).observation(value_of(tagged))
+    elif kind == "seat":  # a game's own accessors that take a seat (or a player, an area)
+        _, game, seed, n, method, tagged = case
+        state = position(game, seed, n)
+        value = value_of(tagged)
+        if method == "attack_action":
+            state.attack_action(0, value)
+        elif method == "play_to_string":
+            state.play_to_string([value])
+        else:
+            getattr(state, method)(value)
     elif kind == "spec":
         _, game, spec, seed, n = case
         state = position(game, seed, n)

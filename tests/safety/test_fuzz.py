@@ -37,6 +37,11 @@ position_cases = st.tuples(st.just("position"), st.sampled_from(GAMES), st.integ
                            st.integers(0, 60), mutations)
 action_cases = st.tuples(st.just("action"), st.sampled_from(GAMES), st.integers(0, 50), st.integers(0, 40),
                          odd_values, st.sampled_from(["apply", "env", "is_legal", "action_to_string"]))
+SEAT_METHODS = {"nine_mens_morris": ["in_hand", "on_board", "features"], "backgammon": ["checkers", "play_to_string"],
+                "dice_wars": ["area_count", "total_dice", "largest_region", "attack_action"]}
+seat_cases = st.sampled_from(sorted(SEAT_METHODS)).flatmap(
+    lambda game: st.tuples(st.just("seat"), st.just(game), st.integers(0, 50), st.integers(0, 40),
+                           st.sampled_from(SEAT_METHODS[game]), odd_values))
 param_values = st.sampled_from(["-1", "0", "1", "2", "nan", "inf", "-inf", "1.5", "abc", "", "1e30", "10**20"])
 PARAMETERS = {"alphabeta": ["depth", "time_limit", "eval", "tt_bits", "symmetry"],
               "expectiminimax": ["depth", "chance_limit", "limit", "filter"],
@@ -69,6 +74,10 @@ KNOWN_ELSEWHERE = [
     ["observe", "backgammon", 0, 3, ["int", 10**6]],
     ["observe", "backgammon", 0, 0, ["int", -1]],
     ["spec", "dice_wars", "dw_expectiminimax:depth=-1", 0, 0],
+    # a play's steps reached the kernels unchecked (2026-12-07); seats of the games' own accessors
+    ["seat", "backgammon", 0, 3, "play_to_string", ["int", 10**12]],
+    ["seat", "nine_mens_morris", 0, 3, "features", ["int", 10**6]],
+    ["seat", "dice_wars", 0, 3, "largest_region", ["int", 10**6]],
 ]
 
 
@@ -87,7 +96,7 @@ def _last_case(stderr: str) -> str:
 
 @settings(max_examples=4, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(st.one_of(position_cases, action_cases, spec_cases), min_size=60, max_size=60))
+@given(st.lists(st.one_of(position_cases, action_cases, spec_cases, seat_cases), min_size=60, max_size=60))
 def test_no_input_kills_the_interpreter(cases):
     """4 subprocesses of 60 cases each (about 20 s); derandomized, so every run tries the same."""
     code, stderr = run_child(cases)
@@ -95,7 +104,7 @@ def test_no_input_kills_the_interpreter(cases):
     assert code in (0, 3), f"exit {code} in {_last_case(stderr)}\n{stderr[-2000:]}"  # 3: a case ran > 20 s
 
 
-@pytest.mark.parametrize("case", KNOWN_ELSEWHERE, ids=lambda c: f"{c[0]}-{c[1]}-{c[-1] if c[0] == 'observe' else c[2]}")
+@pytest.mark.parametrize("case", KNOWN_ELSEWHERE, ids=lambda c: f"{c[0]}-{c[1]}-{c[-1] if c[0] == 'observe' else c[4] if c[0] == 'seat' else c[2]}")
 def test_known_crashes_now_raise(case):
     code, stderr = run_child([case], timeout=120)
     assert code >= 0, f"killed by signal {-code}: {case}"

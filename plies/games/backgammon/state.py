@@ -59,7 +59,7 @@ class BackgammonState(GameState):
     # ----- board access --------------------------------------------------------------------
     def checkers(self, seat: int) -> np.ndarray:
         """26 counts in seat's own numbering: [off, points 1..24, bar]."""
-        base = rules.BOARD + rules.SIDE * seat
+        base = rules.BOARD + rules.SIDE * self.seat_in_range(seat)
         return self._s[base : base + rules.SIDE].copy()
 
     @property
@@ -281,14 +281,14 @@ class BackgammonState(GameState):
         return True
 
     def action_to_string(self, action: int) -> str:
-        action = int(action)
+        action = self.action_in_range(action)
         if self.is_chance_node():
+            if action >= rules.OPENING_BASE + 36:
+                raise ValueError(f"a roll is 0..{rules.OPENING_BASE + 35}, got {action}")
             if action >= rules.OPENING_BASE:
                 k = action - rules.OPENING_BASE
                 return f"X rolls {k // 6 + 1}, O rolls {k % 6 + 1}"
             return f"roll {action // 6 + 1}-{action % 6 + 1}"
-        if not 0 <= action < rules.NUM_ACTIONS:
-            return f"<invalid action {action}>"
         source, die = action // 6 + 1, action % 6 + 1
         hit = False
         if self.current_player >= 0 and source - die >= 1:
@@ -306,13 +306,19 @@ class BackgammonState(GameState):
 
     def play_to_string(self, actions: list[int] | np.ndarray) -> str:
         """A whole play in standard notation, joining a checker's steps (``24/18*/13``) and
-        counting repeats (``13/7(2)``)."""
+        counting repeats (``13/7(2)``). The steps are one player's checker moves from this
+        position, each legal where it is played (a negative one ends the list, as in padded
+        play tables); anything else is a ValueError."""
         state = self.clone()
         steps: list[list[tuple[int, int, bool]]] = []  # chains of (from, to, hit)
-        for action in actions:
+        for step, action in enumerate(actions):
             action = int(action)
             if action < 0:
                 break
+            if state.is_terminal() or state.is_chance_node() or not state.is_legal(action):
+                where = "the game is over" if state.is_terminal() else (
+                    "the dice are to be rolled" if state.is_chance_node() else state._illegal_message(action))
+                raise ValueError(f"step {step + 1} ({action}) of the play is not a checker move here: {where}")
             source, die = action // 6 + 1, action % 6 + 1
             hit = "*" in state.action_to_string(action)
             state.apply_unchecked(action)

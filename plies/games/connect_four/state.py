@@ -195,7 +195,7 @@ class ConnectFourState(GameState):
 
     def action_to_string(self, action: int) -> str:
         """1-based column number, as in move sequences."""
-        return str(int(action) + 1)
+        return str(self.action_in_range(action) + 1)
 
     def render_text(self) -> str:
         grid = self.grid()

@@ -25,7 +25,7 @@ from plies.games.dice_wars.maps import (
     map_from_adjacency,
 )
 from plies.games.game import Game
-from plies.games.kernels import CHANCE, TERMINAL, Heuristic, check_options
+from plies.games.kernels import CHANCE, TERMINAL, Heuristic, action_index, check_options
 from plies.games.options import option_int
 from plies.games.state import GameState
 from plies.games.value_kernels import NetKernel
@@ -212,20 +212,26 @@ class DiceWarsState(GameState):
         return int(self._s[rules.RESULT]) == rules.CANCELLED
 
     def largest_region(self, player: int) -> int:
-        return int(rules.largest_region(self._s, player))
+        return int(rules.largest_region(self._s, self.seat_in_range(player, "player")))
 
     def total_dice(self, player: int) -> int:
-        return int(rules.total_dice(self._s, player))
+        return int(rules.total_dice(self._s, self.seat_in_range(player, "player")))
 
     def area_count(self, player: int) -> int:
-        return int(rules.area_count(self._s, player))
+        return int(rules.area_count(self._s, self.seat_in_range(player, "player")))
 
     def alive_players(self) -> list[int]:
         owners = self.owners
         return [p for p in range(self.num_players) if np.any(owners == p)]
 
     def attack_action(self, source: int, target: int) -> int:
-        return int(source) * self.num_areas + int(target)
+        """The action of an attack from area ``source`` on area ``target`` (legal or not: see
+        ``is_legal``); areas are 0..num_areas-1."""
+        n = self.num_areas
+        source, target = action_index(source, "an area"), action_index(target, "an area")
+        if not (0 <= source < n and 0 <= target < n):
+            raise ValueError(f"areas are 0..{n - 1}, got {source} and {target}")
+        return source * n + target
 
     # ----- learning ------------------------------------------------------------------------
     @property
@@ -390,7 +396,7 @@ class DiceWarsState(GameState):
         )
 
     def action_to_string(self, action: int) -> str:
-        action = int(action)
+        action = self.action_in_range(action)
         n = self.num_areas
         phase = int(self._s[rules.PHASE])
         if phase == rules.PHASE_BATTLE:

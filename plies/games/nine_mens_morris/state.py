@@ -108,10 +108,10 @@ class NineMensMorrisState(GameState):
         return bool(self._s[rules.REMOVING])
 
     def in_hand(self, seat: int) -> int:
-        return int(self._s[rules.HAND + seat])
+        return int(self._s[rules.HAND + self.seat_in_range(seat)])
 
     def on_board(self, seat: int) -> int:
-        return int(self._s[rules.ON_BOARD + seat])
+        return int(self._s[rules.ON_BOARD + self.seat_in_range(seat)])
 
     @property
     def turn(self) -> int:
@@ -130,7 +130,7 @@ class NineMensMorrisState(GameState):
     def features(self, seat: int) -> dict[str, float]:
         """The heuristic's features for ``seat`` (own minus opponent's), by name."""
         out = np.zeros(len(rules.FEATURES), np.float64)
-        rules.features(self._s, seat, out)
+        rules.features(self._s, self.seat_in_range(seat), out)
         return dict(zip(rules.FEATURES, out.tolist()))
 
     # ----- learning -----------------------------------------------------------------------
@@ -260,9 +260,7 @@ class NineMensMorrisState(GameState):
 
     def action_to_string(self, action: int) -> str:
         """``d7`` places, ``xd7`` removes, ``d7-d6`` moves (a1 is the lower left corner)."""
-        action = int(action)
-        if not 0 <= action < rules.NUM_ACTIONS:
-            return f"<invalid action {action}>"
+        action = self.action_in_range(action)
         if action >= rules.NUM_POINTS:
             source, target = divmod(action - rules.NUM_POINTS, rules.NUM_POINTS)
             return f"{point_name(source)}-{point_name(target)}"

@@ -132,11 +132,9 @@ class OthelloState(GameState):
 
     def action_to_string(self, action: int) -> str:
         """OpenSpiel's names: ``a1`` .. ``h8`` (file, then rank from the top), and ``pass``."""
-        action = int(action)
+        action = self.action_in_range(action)
         if action == rules.PASS:
             return "pass"
-        if not 0 <= action < rules.NUM_SQUARES:
-            raise ValueError(f"Othello actions are 0..64, got {action}")
         return square_name(action)
 
     def string_to_action(self, text: str) -> int:

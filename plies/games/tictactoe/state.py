@@ -94,7 +94,7 @@ class TicTacToeState(GameState):
         return state
 
     def action_to_string(self, action: int) -> str:
-        return str(int(action))
+        return str(self.action_in_range(action))
 
     def render_text(self) -> str:
         rows = [" ".join(MARKS[c] for c in self._s[1 + 3 * r : 4 + 3 * r]) for r in range(3)]
