@@ -34,7 +34,7 @@ def compiled_network(state: GameState, name: str) -> HeuristicEvaluator:
     if int(params[1]) != inputs:  # e.g. a network of another board size
         raise ValueError(f"the {game.id} network {name!r} takes {int(params[1])} inputs; this game's "
                          f"encoder gives {inputs}")
-    return HeuristicEvaluator(game.net_value, params, name)
+    return HeuristicEvaluator(game.net_value, params, name, game=game, inputs=inputs)
 
 
 class NetworkWeights:
@@ -81,7 +81,7 @@ def evaluator_for(state: GameState, name: str = "", **weights: float) -> Evaluat
             f"{', '.join(shipped_names(info.id)) or 'none'}"
         )
     heuristic = info.heuristics[key]
-    return HeuristicEvaluator(heuristic.kernel, heuristic.params(weights or None), key)
+    return HeuristicEvaluator(heuristic.kernel, heuristic.params(weights or None), key, game=info)
 
 
 def compiled_evaluator_for(state: GameState, name: str) -> HeuristicEvaluator:
@@ -100,4 +100,4 @@ def compiled_evaluator_for(state: GameState, name: str) -> HeuristicEvaluator:
             f"{name!r} of {game.id} is a {getattr(model, 'arch', 'torch')!r} network, which has no "
             f"compiled form for leaf-by-leaf searches (compiled: {archs}); expectiminimax runs it "
             "(expectiminimax:eval=...)")
-    return HeuristicEvaluator(compiled.kernel, kernel_params(model, compiled.check), name)
+    return HeuristicEvaluator(compiled.kernel, kernel_params(model, compiled.check), name, game=game)

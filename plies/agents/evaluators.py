@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit, types
 
-from plies.games.kernels import EVAL_SIG, EVAL_T
+from plies.games.kernels import EVAL_SIG, EVAL_T, action_index
 
 
 @runtime_checkable
@@ -36,6 +36,7 @@ class BatchEvaluator:
         self, states: np.ndarray, root: int, num_players: int, zero_sum: bool
     ) -> np.ndarray:
         """B x num_players values; two-player zero-sum games are evaluated once (for root)."""
+        num_players, root = check_seat_count(num_players, root)
         out = np.zeros((len(states), num_players), np.float64)
         if zero_sum and num_players == 2:
             values = np.asarray(self.evaluate(states, root), np.float64)
@@ -45,6 +46,17 @@ class BatchEvaluator:
         for seat in range(num_players):
             out[:, seat] = self.evaluate(states, seat)
         return out
+
+
+MAX_SEATS = 8  # the most seats any game has (Dice Wars): heuristic kernels index per-seat tables
+
+
+def check_seat_count(num_players: int, root: int) -> tuple[int, int]:
+    """``num_players`` (1 to ``MAX_SEATS``) and ``root`` (one of them) as ints, or a ValueError."""
+    num_players, root = action_index(num_players, "num_players"), action_index(root, "root")
+    if not 1 <= num_players <= MAX_SEATS or not 0 <= root < num_players:
+        raise ValueError(f"root must be a seat of the {num_players} players (1 to {MAX_SEATS}), not {root}")
+    return num_players, root
 
 
 @njit(types.float64[::1](types.int64[:, ::1], types.int64, EVAL_T, types.float64[::1]), cache=True)
@@ -62,16 +74,35 @@ def zero_eval(state, seat, params):
 
 
 class HeuristicEvaluator(BatchEvaluator):
-    """A compiled heuristic (``EVAL_SIG`` kernel with its weights) as an Evaluator."""
+    """A compiled heuristic (``EVAL_SIG`` kernel with its weights) as an Evaluator.
 
-    def __init__(self, kernel, params: np.ndarray, name: str = "") -> None:
+    With its ``game`` (as ``evaluator_for`` builds it) ``evaluate`` checks the rows
+    (``Game.checked_rows``) and the seat before the kernel reads them, and with ``inputs`` (a
+    network's input count) that the game encodes the rows to that many; without, the caller
+    vouches for them (the searches, whose rows the game's own kernels made)."""
+
+    def __init__(self, kernel, params: np.ndarray, name: str = "", game=None, inputs: int | None = None) -> None:
         self.kernel = kernel
         self.params = np.ascontiguousarray(params, np.float64)
         self.name = name
+        self.game = game
+        self.inputs = inputs
 
     def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
-        states = np.ascontiguousarray(states, np.int64)
-        return evaluate_batch(states, int(seat), self.kernel, self.params)
+        seat = action_index(seat, "seat")
+        game = self.game
+        if game is None:
+            states = np.ascontiguousarray(states, np.int64)
+            if not 0 <= seat < MAX_SEATS:
+                raise ValueError(f"seat {seat} is not a seat of any game (0 to {MAX_SEATS - 1})")
+        else:
+            states = game.checked_rows(states)
+            if not 0 <= seat < game.player_range[1]:
+                raise ValueError(f"seat {seat} is not a seat of {game.title} (seats 0 to {game.player_range[1] - 1})")
+            if self.inputs is not None and len(states) and game.encode(states).shape[1] != self.inputs:
+                raise ValueError(f"the network {self.name!r} takes {self.inputs} inputs; these states "
+                                 f"give {game.encode(states).shape[1]} (another board size?)")
+        return evaluate_batch(states, seat, self.kernel, self.params)
 
     @staticmethod
     def zero_kernel():

@@ -43,6 +43,9 @@ def _side(array: np.ndarray, seat: int) -> list[int]:
 
 def to_gnubg(array: np.ndarray, seat: int) -> Board:
     """gnubg-nn's board with ``seat`` on roll: [opponent, seat], each in its own numbering."""
+    if seat not in (0, 1) or np.shape(array) != (rules.STATE_SIZE,):
+        raise ValueError(f"to_gnubg takes one backgammon state row ({rules.STATE_SIZE} entries) and a seat "
+                         f"0 or 1, not shape {np.shape(array)} and {seat!r}")
     return [_side(array, 1 - seat), _side(array, seat)]
 
 

@@ -85,6 +85,7 @@ def scores_for(state: GameState, seat: int, depth: int) -> list[float]:
     """
     if state.num_players != 2:
         raise ValueError("the lookahead player needs a two-player game")
+    seat = state.seat_in_range(seat)
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
     if state.game.has_chance:

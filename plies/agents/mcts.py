@@ -309,7 +309,7 @@ class MCTSAgent(BaseAgent):
         self.exploration = exploration
         self.rollout_cap = rollout_cap
         self.eval_name = eval
-        self._evaluators: dict[str, HeuristicEvaluator] = {}
+        self._evaluators: dict[tuple[str, int], HeuristicEvaluator] = {}
         self._arrays: dict[tuple, tuple] = {}
         self.last_visits: dict[int, int] = {}
 
@@ -377,9 +377,13 @@ class MCTSAgent(BaseAgent):
         """The compiled evaluation of ``eval=`` (None: random rollouts)."""
         if not self.eval_name:
             return None
-        if state.game.id not in self._evaluators:
-            self._evaluators[state.game.id] = compiled_evaluator_for(state, self.eval_name)
-        return self._evaluators[state.game.id]
+        game = state.game
+        # a network is checked against one board's input count: another board size gets its own
+        inputs = int(game.encode(state.array[None]).shape[1]) if game.encode is not None and game.net_value else 0
+        key = (game.id, inputs)
+        if key not in self._evaluators:
+            self._evaluators[key] = compiled_evaluator_for(state, self.eval_name)
+        return self._evaluators[key]
 
     def search(self, state: GameState) -> dict[int, int]:
         """The search: visits of each root action."""

@@ -27,11 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from plies.agents.evaluators import BatchEvaluator
+from plies.agents.evaluators import BatchEvaluator, check_seat_count
 from plies.files import DamagedFileError, load_torch
 from plies.games.backgammon import features as bg_features
 from plies.games.backgammon import rules as bg_rules
 from plies.games.dice_wars import features as dw_features
+from plies.games.kernels import action_index
+from plies.games.registry import get_game
 from plies.games.value_kernels import check_flat_params
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
@@ -480,13 +482,18 @@ class NetEvaluator(BatchEvaluator):
 
     def evaluate_all(self, states: np.ndarray, root: int, num_players: int,
                      zero_sum: bool) -> np.ndarray:
+        check_seat_count(num_players, root)
+        states = get_game(self.model.game).checked_rows(states)  # the encoders index with them
         self.calls += 1
         return self.model.seat_values(states, num_players, self.device)
 
     def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
-        states = np.ascontiguousarray(states, np.int64)
+        states = get_game(self.model.game).checked_rows(states)
         # slot 1 of a Dice Wars state is its number of players; backgammon has two
-        n = int(states[:, 1].max()) if self.model.game == "dice_wars" else 2
+        n = int(states[:, 1].max()) if self.model.game == "dice_wars" and len(states) else 2
+        seat = action_index(seat, "seat")
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat} is not a seat of these {n}-player positions (seats 0 to {n - 1})")
         return self.evaluate_all(states, seat, n, True)[:, seat]
 
     def __repr__(self) -> str:

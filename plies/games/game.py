@@ -151,6 +151,10 @@ class Game:
     person at seat ``viewer`` (default: ``action_to_string``). ``board_text(state, viewer) -> str``:
     the position as text for a person at ``viewer`` (default: ``render_text``).
     ``plays_in_text``: whether a person can play it by typing moves (False: only in the browser).
+    ``check_rows(states) -> str | None``: why a batch of raw state arrays holds values the
+    game's kernels would index out of bounds with (None if it does not); ``rows_problem`` and
+    ``checked_rows`` add the shape checks, and every public function that takes raw state arrays
+    (``encode``, the evaluators) calls them.
     """
 
     id: str
@@ -189,6 +193,26 @@ class Game:
     move_text: Callable[..., str] = drawing.action_text
     board_text: Callable[..., str] = drawing.board_text
     plays_in_text: bool = True
+    check_rows: Callable[[np.ndarray], str | None] | None = None
+
+    def rows_problem(self, states: np.ndarray) -> str | None:
+        """Why a batch of raw state arrays (from a user, a file) is not one this game's kernels
+        may read, or None: a 2-d integer batch, rows of the schema's size where it is fixed, and
+        whatever the game's own ``check_rows`` asks of the values its kernels index with."""
+        if states.ndim != 2 or states.dtype.kind not in "iu":
+            return f"{self.title} states are a 2-d batch of integer rows, not shape {states.shape} of {states.dtype}"
+        size = self.schema.size
+        if size is not None and states.shape[1] != size:
+            return f"{self.title} states have {size} entries a row, not {states.shape[1]}"
+        return self.check_rows(states) if self.check_rows is not None and len(states) else None
+
+    def checked_rows(self, states: Any) -> np.ndarray:
+        """``states`` as a contiguous int64 batch, or a ValueError saying what is wrong with it."""
+        rows = np.asarray(states)
+        problem = self.rows_problem(rows)
+        if problem:
+            raise ValueError(problem)
+        return np.ascontiguousarray(rows, np.int64)
 
     def __post_init__(self) -> None:
         if self.default_heuristic and self.default_heuristic not in self.heuristics:

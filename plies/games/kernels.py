@@ -231,6 +231,8 @@ class Heuristic:
                     f"weights: {', '.join(self.param_names) or 'none'}"
                 )
             values[key] = float(value)
+            if not np.isfinite(values[key]):  # nan or inf would leave every move "best"
+                raise ValueError(f"heuristic {self.name!r}: weight {key} must be a finite number, not {value!r}")
         if not self.param_names:
             return np.zeros(max(1, len(self.default_params)), np.float64)
         return np.array([values[n] for n in self.param_names], np.float64)

@@ -126,13 +126,17 @@ def features_ref(features_into) -> KernelRef:
     return KernelRef(features_into, FEATURES_SIG)
 
 
-def encode_rows(states: np.ndarray, inputs: int, features_into) -> np.ndarray:
+def encode_rows(states: np.ndarray, inputs: int, features_into, row_size: int | None = None) -> np.ndarray:
     """A batch of state arrays as B x ``inputs`` float32 network inputs, through a game's
     ``features_into`` (compiled with ``FEATURES_SIG``): what each game's ``Game.encode`` calls.
-    One compiled loop serves every game (the kernel travels as a function value)."""
+    One compiled loop serves every game (the kernel travels as a function value). ``row_size``:
+    the entries ``features_into`` reads, which every row must have (a shorter one would be read
+    past its end)."""
     states = np.ascontiguousarray(states, np.int64)
     if states.ndim != 2:
         raise ValueError(f"encode takes a 2-d batch of state arrays, not shape {states.shape}")
+    if row_size is not None and states.shape[1] < row_size:
+        raise ValueError(f"encode takes state rows of at least {row_size} entries, not {states.shape[1]}")
     return _encode_rows(states, int(inputs), features_ref(features_into))
 
 

@@ -123,6 +123,21 @@ def run_case(case) -> None:
     elif kind == "observe":
         _, game, seed, n, tagged = case
         position(game, seed, n).observation(value_of(tagged))
+    elif kind == "rows":  # raw state arrays with some entries overwritten, to the public batch readers
+        _, game, seed, n, corrupt, reader = case
+        rows = np.stack([position(game, seed, n).array] * 4).astype(np.int64)
+        for row, (where, value) in enumerate(corrupt):
+            rows[row % len(rows), int(where * rows.shape[1])] = value
+        if reader == "encode":
+            plies.get_game(game).encode(rows)
+        elif reader == "heuristic":
+            from plies.agents.evaluator_specs import evaluator_for
+
+            evaluator_for(position(game, seed, 0)).evaluate(rows, 0)
+        else:
+            from plies.agents.value_net import net_evaluator
+
+            net_evaluator(game).evaluate(rows, 0)
     elif kind == "seat":  # a game's own accessors that take a seat (or a player, an area)
         _, game, seed, n, method, tagged = case
         state = position(game, seed, n)

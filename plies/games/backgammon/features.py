@@ -585,16 +585,24 @@ def next_mover(states: np.ndarray) -> np.ndarray:
     return np.where(player >= 0, player, states[:, rules.ROLLER]).astype(np.int64)
 
 
-def encode(states: np.ndarray, mover: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(inputs, classes) of a batch of backgammon states: float32 rows of ``INPUT_SIZE`` from
-    the view of ``mover`` (default: the side that moves next) and each row's position class
-    (``CLASS_NAMES``; ``network_classes`` maps it to a network's)."""
+def _checked(states: np.ndarray, mover: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The batch and its movers as the encoders' kernels read them, or a ValueError: rows of the
+    state's size, one seat (0 or 1) a row; the mover read from a row (its player, or its roller
+    at a chance node) must be a seat too."""
     states = np.ascontiguousarray(states, np.int64)
     if states.ndim != 2 or states.shape[1] != rules.STATE_SIZE:
         raise ValueError(f"expected backgammon states of shape (n, {rules.STATE_SIZE}), got {states.shape}")
     mover = next_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
     if mover.shape != (len(states),) or (len(mover) and (mover.min() < 0 or mover.max() > 1)):
-        raise ValueError("mover must hold one seat (0 or 1) per state")
+        raise ValueError("mover must hold one seat (0 or 1) per state (the states' own, by default)")
+    return states, mover
+
+
+def encode(states: np.ndarray, mover: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, classes) of a batch of backgammon states: float32 rows of ``INPUT_SIZE`` from
+    the view of ``mover`` (default: the side that moves next) and each row's position class
+    (``CLASS_NAMES``; ``network_classes`` maps it to a network's)."""
+    states, mover = _checked(states, mover)
     out = np.zeros((len(states), INPUT_SIZE), np.float32)
     classes = np.zeros(len(states), np.int64)
     encode_into(states, mover, out, classes)
@@ -633,8 +641,7 @@ def td_gammon_into(states, out, mover):
 
 def td_gammon_encode(states: np.ndarray, mover: np.ndarray | None = None) -> np.ndarray:
     """TD-Gammon's 198 inputs of a batch (the ``eval=td80`` network's), from ``mover``'s view."""
-    states = np.ascontiguousarray(states, np.int64)
-    mover = next_mover(states) if mover is None else np.ascontiguousarray(mover, np.int64)
+    states, mover = _checked(states, mover)
     out = np.zeros((states.shape[0], TD_GAMMON_INPUTS), np.float32)
     td_gammon_into(states, out, mover)
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from plies.games.connect_four import rules
 from plies.games.connect_four.rules import HEIGHT, STONES, WIDTH
 from plies.games.kernels import EVAL_SIG
 from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
@@ -44,8 +45,16 @@ def features_into(state, out):
 
 def encode(states: np.ndarray) -> np.ndarray:
     """B x inputs float32 inputs of a batch of state arrays (all of one board size)."""
+    states = np.ascontiguousarray(states, np.int64)
+    if states.ndim != 2 or states.shape[1] != rules.STATE_SIZE:
+        raise ValueError(f"Connect Four states are rows of {rules.STATE_SIZE} entries, not shape {states.shape}")
+    problem = rules.check_rows(states)
+    if problem:
+        raise ValueError(problem)
+    if len(states) and ((states[:, WIDTH] != states[0, WIDTH]).any() or (states[:, HEIGHT] != states[0, HEIGHT]).any()):
+        raise ValueError("a batch to encode holds one board size (its rows are one network's inputs)")
     inputs = input_count(states[0, WIDTH], states[0, HEIGHT]) if len(states) else INPUTS
-    return encode_rows(states, inputs, features_into)
+    return encode_rows(states, inputs, features_into, rules.STATE_SIZE)
 
 
 @njit(EVAL_SIG, cache=True)

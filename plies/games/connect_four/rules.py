@@ -132,6 +132,21 @@ def check_size(width: int, height: int) -> None:
         )
 
 
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Connect Four: every row's board must fit the bitboards (the
+    kernels shift by its width and height) and its weight layers the table."""
+    width, height, layers = states[:, WIDTH], states[:, HEIGHT], states[:, NUM_LAYERS]
+    bad = (width < 1) | (height < 1) | (width > 64) | (height > 63) | (width * (height + 1) > 64)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        return (f"Connect Four state row {row}: a {width[row]}x{height[row]} board does not fit the "
+                "64-bit bitboards (width, height >= 1, width * (height + 1) <= 64)")
+    bad = (layers < 0) | (layers > MAX_LAYERS)
+    if bad.any():
+        return f"Connect Four state row {int(np.flatnonzero(bad)[0])}: its weight layers are not 0 to {MAX_LAYERS}"
+    return None
+
+
 def cell_weights(width: int, height: int) -> np.ndarray:
     """Number of possible fours through each cell, as a (height, width) array, row 0 bottom."""
     weights = np.zeros((height, width), np.int64)

@@ -231,6 +231,7 @@ GAME = Game(
     observe=rules.observe,
     batch_run=batch_run,
     schema=rules.SCHEMA,
+    check_rows=rules.check_rows,
     num_players=2,
     num_actions=rules.DEFAULT_WIDTH,
     undo_size=1,

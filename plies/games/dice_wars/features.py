@@ -108,8 +108,14 @@ def encode_into(states, max_areas, area, player, alive, owner_1h, adj_own, adj_e
 
 
 def encode(states: np.ndarray) -> dict[str, np.ndarray]:
-    """Feature arrays of a batch of Dice Wars states (rows of any int dtype, zero padded)."""
+    """Feature arrays of a batch of Dice Wars states (rows of any int dtype, zero padded);
+    a batch whose values the kernels would index out of bounds with is a ValueError."""
     states = np.ascontiguousarray(states, np.int64)
+    if states.ndim != 2:
+        raise ValueError(f"encode takes a 2-d batch of Dice Wars state rows, not shape {states.shape}")
+    problem = rules.check_rows(states)
+    if problem:
+        raise ValueError(problem)
     b = states.shape[0]
     a = int(states[:, rules.NUM_AREAS].max()) if b else 1
     out = {

@@ -626,3 +626,60 @@ def observe(state, seat, out):
         adj = AREAS + 3 * n + a * width
         for k in range(state[AREAS + 2 * n + a]):
             out[row + players + 1 + state[adj + k]] = 1.0
+
+
+# ----- raw state arrays from outside (a user, a file) ------------------------------------------
+ROW_PROBLEMS = (
+    "",
+    f"its number of players is not 2 to {MAX_PLAYERS}",
+    "its areas and their neighbour table do not fit the row (or it has none)",
+    "the seat whose turn it is is not a player",
+    "its phase is not one of 0 (move), 1 (battle), 2 (reinforce), 3 (over)",
+    "an area's owner is not a player",
+    f"an area holds fewer than 0 or more than {MAX_DICE} dice",
+    "an area has more neighbours than the table's width (or fewer than none)",
+    "a neighbour is not an area of the map",
+    "the pending battle's areas are not areas of the map",
+)
+
+
+@njit(cache=True)
+def row_problem_code(states):
+    """(code into ``ROW_PROBLEMS``, row) of the first row whose values the kernels would index
+    out of bounds with; (0, -1) when every row is fine. Reads each value before using it."""
+    width = states.shape[1]
+    for b in range(states.shape[0]):
+        s = states[b]
+        if width <= AREAS:
+            return 2, b
+        players, n, degree = s[NUM_PLAYERS], s[NUM_AREAS], s[MAX_DEGREE]
+        if players < 2 or players > MAX_PLAYERS:
+            return 1, b
+        if n < 1 or degree < 0 or n > width or AREAS + 3 * n + n * degree > width:
+            return 2, b
+        if s[TURN] < 0 or s[TURN] >= players:
+            return 3, b
+        if s[PHASE] < PHASE_MOVE or s[PHASE] > PHASE_OVER:
+            return 4, b
+        for a in range(n):
+            if s[AREAS + a] < 0 or s[AREAS + a] >= players:
+                return 5, b
+            if s[AREAS + n + a] < 0 or s[AREAS + n + a] > MAX_DICE:
+                return 6, b
+            deg = s[AREAS + 2 * n + a]
+            if deg < 0 or deg > degree:
+                return 7, b
+            for k in range(deg):
+                y = s[AREAS + 3 * n + a * degree + k]
+                if y < 0 or y >= n:
+                    return 8, b
+        if s[PHASE] == PHASE_BATTLE and not (0 <= s[SOURCE] < n and 0 <= s[TARGET] < n):
+            return 9, b
+    return 0, -1
+
+
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Dice Wars: why a batch of raw rows is not one of positions the
+    kernels may read, or None."""
+    code, row = row_problem_code(np.ascontiguousarray(states, np.int64))
+    return f"Dice Wars state row {row}: {ROW_PROBLEMS[code]}" if code else None

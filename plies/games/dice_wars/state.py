@@ -51,6 +51,8 @@ def load_win_prob_coefficients(path: Path = WIN_PROB_FILE) -> dict[str, float]:
     return values
 
 
+MAX_AREAS = 256
+MAX_GRID_SIDE = 128
 OPTIONS = ("num_players", "num_areas", "rows", "cols", "adjacency", "map_generator")
 
 class DiceWarsState(GameState):
@@ -99,10 +101,14 @@ class DiceWarsState(GameState):
             raise ValueError("give either adjacency (a fixed map) or map_generator, not both")
         rng = np.random.default_rng() if rng is None else rng
         num_players = option_int("dice_wars", "num_players", num_players, 2, rules.MAX_PLAYERS)
-        num_areas = option_int("dice_wars", "num_areas", num_areas, 1)
-        rows = option_int("dice_wars", "rows", rows, 1)
-        cols = option_int("dice_wars", "cols", cols, 1)
+        # bounded so that one request to `plies serve` cannot ask for a map that takes the
+        # machine's memory or minutes to grow
+        num_areas = option_int("dice_wars", "num_areas", num_areas, 1, MAX_AREAS)
+        rows = option_int("dice_wars", "rows", rows, 1, MAX_GRID_SIDE)
+        cols = option_int("dice_wars", "cols", cols, 1, MAX_GRID_SIDE)
         if adjacency is not None:
+            if hasattr(adjacency, "__len__") and len(adjacency) > MAX_AREAS:
+                raise ValueError(f"option adjacency of dice_wars names at most {MAX_AREAS} areas, not {len(adjacency)}")
             game_map = map_from_adjacency(adjacency)
         else:
             game_map = generate_map(
@@ -436,13 +442,26 @@ def probability_of_holding_area(state, area: int, player: int, dice: int | None 
     1 - P(that area's dice beat ``dice``), where ``dice`` defaults to the area's dice (pass
     another count to judge an area after a capture). ``state`` is a DiceWarsState or its array.
     """
-    array = getattr(state, "array", state)
+    array = getattr(state, "array", None)
+    if array is None:  # a raw row from the caller: its values are checked before a kernel reads them
+        array = np.ascontiguousarray(state, np.int64)
+        problem = rules.check_rows(array[None]) if array.ndim == 1 else "a state row is 1-d"
+        if problem:
+            raise ValueError(problem)
+    area = action_index(area, "area")
     num_areas = int(array[rules.NUM_AREAS])
     if not 0 <= area < num_areas:
         raise ValueError(f"area {area} does not exist; areas are 0 to {num_areas - 1}")
+    players = int(array[rules.NUM_PLAYERS])
+    player = action_index(player, "player")
+    if not 0 <= player < players:
+        raise ValueError(f"player {player} is not a seat of this {players}-player game (seats 0..{players - 1})")
     if dice is None:
         dice = int(array[rules.AREAS + num_areas + area])
-    return float(rules.hold_probability(array, int(area), int(player), int(dice)))
+    dice = action_index(dice, "dice")
+    if not 1 <= dice <= rules.MAX_DICE:
+        raise ValueError(f"an area holds 1 to {rules.MAX_DICE} dice, not {dice}")
+    return float(rules.hold_probability(array, int(area), player, dice))
 
 
 BATCH_MAPS = 64
@@ -494,6 +513,7 @@ GAME = Game(
     observe=rules.observe,
     batch_run=batch_run,
     schema=rules.SCHEMA,
+    check_rows=rules.check_rows,
     num_players=4,
     num_actions=DEFAULT_AREAS**2 + 1,
     undo_size=rules.UNDO_SIZE,

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from plies.games.kernels import EVAL_SIG
+from plies.games.nine_mens_morris import rules as _rules
 from plies.games.nine_mens_morris.rules import (
     HAND,
     NUM_POINTS,
@@ -56,7 +57,7 @@ def features_into(state, out):
 
 def encode(states: np.ndarray) -> np.ndarray:
     """B x 60 float32 inputs of a batch of state arrays."""
-    return encode_rows(states, INPUTS, features_into)
+    return encode_rows(states, INPUTS, features_into, _rules.SCHEMA.offset("history"))
 
 
 @njit(EVAL_SIG, cache=True)

@@ -86,6 +86,9 @@ def transform_points(points: np.ndarray, k: int) -> np.ndarray:
 
 def transform_action(action: int, k: int) -> int:
     """Image of an action (placement/removal or move) under symmetry k."""
+    actions, images = NUM_POINTS + NUM_POINTS * NUM_POINTS, len(SYMMETRIES)
+    if not (0 <= action < actions and 0 <= k < images):  # numpy would wrap a negative index
+        raise ValueError(f"actions are 0..{actions - 1} and symmetries 0..{images - 1}, got {action} and {k}")
     if action < NUM_POINTS:
         return int(SYMMETRIES[k, action])
     source, target = divmod(action - NUM_POINTS, NUM_POINTS)

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from plies.games.kernels import EVAL_SIG
+from plies.games.othello import rules as _rules
 from plies.games.othello.rules import DISCS, moves_of, popcount
 from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
@@ -32,7 +33,7 @@ def features_into(state, out):
 
 def encode(states: np.ndarray) -> np.ndarray:
     """B x 130 float32 inputs of a batch of state arrays."""
-    return encode_rows(states, INPUTS, features_into)
+    return encode_rows(states, INPUTS, features_into, _rules.STATE_SIZE)
 
 
 @njit(EVAL_SIG, cache=True)

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from plies.games.kernels import EVAL_SIG
+from plies.games.tictactoe import rules as _rules
 from plies.games.tictactoe.rules import CELLS
 from plies.games.value_kernels import FEATURES_SIG, encode_rows, mlp_value, value_for_seat
 
@@ -28,7 +29,7 @@ def features_into(state, out):
 
 def encode(states: np.ndarray) -> np.ndarray:
     """B x 18 float32 inputs of a batch of state arrays."""
-    return encode_rows(states, INPUTS, features_into)
+    return encode_rows(states, INPUTS, features_into, _rules.STATE_SIZE)
 
 
 @njit(EVAL_SIG, cache=True)

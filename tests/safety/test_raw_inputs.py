@@ -1,0 +1,142 @@
+"""Raw values at the public entry points that once reached a kernel unchecked (2026-12-07):
+state arrays given to the encoders and evaluators, seats, dice, weights, options. Each is now a
+clear ValueError (tests/safety/test_fuzz.py checks in a subprocess that none kills the
+interpreter)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import plies
+from plies.agents.evaluator_specs import evaluator_for
+from plies.agents.lookahead import scores_for
+from plies.agents.specs import make
+from plies.games.connect_four import rules as c4_rules
+from plies.games.dice_wars import probability_of_holding_area
+from plies.games.dice_wars import rules as dw_rules
+
+
+def test_a_batch_of_rows_is_checked_against_the_game_before_its_kernels_read_it():
+    game = plies.get_game("connect_four")
+    start = plies.new_state("connect_four").array
+    assert game.rows_problem(start[None]) is None
+    assert "25 entries a row, not 24" in game.rows_problem(start[None, :-1])
+    assert "2-d batch of integer rows" in game.rows_problem(start.astype(float)[None])
+    huge = start.copy()
+    huge[c4_rules.WIDTH] = 100
+    assert "a 100x6 board does not fit" in game.rows_problem(np.stack([start, huge]))
+    with pytest.raises(ValueError, match="state row 1: a 100x6 board"):
+        game.encode(np.stack([start, huge]))
+    small = plies.new_state("connect_four", width=4, height=4).array
+    with pytest.raises(ValueError, match="one board size"):
+        game.encode(np.stack([small, start]))
+    with pytest.raises(ValueError, match="at least 43 entries"):
+        plies.get_game("nine_mens_morris").encode(plies.new_state("nine_mens_morris").array[None, :40])
+
+
+@pytest.mark.parametrize("slot, value, message", [
+    (dw_rules.NUM_PLAYERS, 9, "number of players"), (dw_rules.NUM_AREAS, 10**6, "do not fit the row"),
+    (dw_rules.TURN, 7, "whose turn"), (dw_rules.PHASE, 4, "its phase"), (dw_rules.AREAS, 5, "owner"),
+])
+def test_a_dice_wars_row_whose_values_would_be_indexed_out_of_bounds_is_refused(slot, value, message):
+    row = plies.new_state("dice_wars", seed=0, num_players=4).array.copy()
+    assert dw_rules.check_rows(row[None]) is None
+    row[slot] = value
+    with pytest.raises(ValueError, match=f"Dice Wars state row 0: .*{message}"):
+        plies.get_game("dice_wars").encode(row[None])
+
+
+def test_a_dice_wars_row_with_too_many_dice_or_a_neighbour_off_the_map_is_refused():
+    clean = plies.new_state("dice_wars", seed=0, num_players=4).array
+    n = int(clean[dw_rules.NUM_AREAS])
+    dice = clean.copy()
+    dice[dw_rules.AREAS + n] = 9
+    assert "more than 8 dice" in dw_rules.check_rows(dice[None])
+    neighbour = clean.copy()
+    neighbour[dw_rules.AREAS + 3 * n] = n
+    assert "not an area of the map" in dw_rules.check_rows(neighbour[None])
+
+
+@pytest.mark.parametrize("game", ["connect_four", "othello", "backgammon", "dice_wars"])
+def test_the_evaluators_take_only_seats_and_rows_of_their_game(game):
+    state = plies.new_state(game, seed=0)
+    evaluator = evaluator_for(state)
+    assert np.isfinite(evaluator.evaluate(state.array[None], 0)).all()
+    for seat in (-1, 10**9):
+        with pytest.raises(ValueError, match="is not a seat"):
+            evaluator.evaluate(state.array[None], seat)
+    with pytest.raises(ValueError, match="root must be a seat"):
+        evaluator.evaluate_all(state.array[None], 5, 2, True)
+    with pytest.raises(ValueError):
+        evaluator.evaluate(state.array[None, :3], 0)
+
+
+def test_the_network_evaluators_check_rows_and_seats():
+    from plies.agents.value_net import net_evaluator
+
+    row = plies.new_state("backgammon", seed=0).array.copy()
+    td80 = net_evaluator("backgammon", name="td80")
+    assert np.isfinite(td80.evaluate(row[None], 0)).all()
+    row[plies.games.backgammon.rules.ROLLER] = 10**9
+    with pytest.raises(ValueError, match="mover must hold one seat"):
+        td80.evaluate(row[None], 0)
+    dice_wars = plies.new_state("dice_wars", seed=0, num_players=4).array
+    with pytest.raises(ValueError, match="not a seat of these 4-player positions"):
+        net_evaluator("dice_wars").evaluate(dice_wars[None], 4)
+
+
+def test_holding_an_area_takes_dice_of_an_area_and_a_player_of_the_game():
+    state = plies.new_state("dice_wars", seed=0, num_players=4)
+    assert 0.0 <= probability_of_holding_area(state, 0, 0) <= 1.0
+    assert probability_of_holding_area(state.array, 0, 0) == probability_of_holding_area(state, 0, 0)
+    for args, message in (((0, 0, 10**12), "1 to 8 dice"), ((0, 0, 0), "1 to 8 dice"), ((0, 4), "not a seat"),
+                          ((99, 0), "does not exist")):
+        with pytest.raises(ValueError, match=message):
+            probability_of_holding_area(state, *args)
+    broken = state.array.copy()
+    broken[dw_rules.AREAS] = 10**6
+    with pytest.raises(ValueError, match="owner"):
+        probability_of_holding_area(broken, 0, 0)
+
+
+def test_the_lookahead_scores_take_a_seat_of_the_game():
+    with pytest.raises(ValueError, match="is not a seat"):
+        scores_for(plies.new_state("connect_four"), 10**9, 2)
+
+
+def test_mcts_with_a_network_checks_each_board_size_it_meets():
+    agent = make("mcts:simulations=20,eval=net", game="connect_four")
+    assert agent.act(plies.new_state("connect_four")) in range(7)
+    with pytest.raises(ValueError, match="takes 85 inputs; this game's encoder gives 33"):
+        agent.act(plies.new_state("connect_four", width=4, height=4))
+
+
+@pytest.mark.parametrize("weight", ["nan", "inf", "-inf"])
+def test_heuristic_weights_are_finite(weight):
+    with pytest.raises(ValueError, match="must be a finite number"):
+        make(f"alphabeta:depth=2,eval=threats,weights=threats={weight}", game="connect_four").act(
+            plies.new_state("connect_four"))
+
+
+def test_dice_wars_maps_have_a_size_a_request_cannot_blow_up():
+    for options, message in ((dict(rows=30000), "rows .* 1 to 128"), (dict(cols=129), "cols .* 1 to 128"),
+                             (dict(num_areas=10**6), "num_areas .* 1 to 256"),
+                             (dict(adjacency=[[1]] * 1000), "at most 256 areas")):
+        with pytest.raises(ValueError, match=message):
+            plies.new_state("dice_wars", seed=0, **options)
+
+
+def test_small_helpers_refuse_what_they_would_wrap_around():
+    from plies.agents.gnubg_agents import to_gnubg
+    from plies.games.nine_mens_morris.symmetry import transform_action
+
+    assert transform_action(3, 0) == 3
+    for action, k in ((-5, 0), (600, 0), (3, 16), (3, -1)):
+        with pytest.raises(ValueError, match="actions are 0..599"):
+            transform_action(action, k)
+    row = plies.new_state("backgammon", seed=0).array
+    assert len(to_gnubg(row, 1)) == 2
+    for bad_row, seat in ((row, 2), (row[:-1], 0)):
+        with pytest.raises(ValueError, match="to_gnubg takes one backgammon state row"):
+            to_gnubg(bad_row, seat)
