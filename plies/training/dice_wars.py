@@ -42,6 +42,7 @@ import os
 import platform
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ import numpy as np
 from plies.agents.specs import parse_spec
 from plies.agents.value_net import DiceWarsNet
 from plies.evaluation.store import ResultStore, rename_agent
+from plies.games.dice_wars import rules as dw_rules
 from plies.training.common import MetricsLog, plot_curve, save_weights, wilson
 from plies.training.dw_data import (
     COURSE_BOTS,
@@ -234,10 +236,16 @@ def round_positions(args: argparse.Namespace, k: int) -> dict[str, np.ndarray]:
         key += f":{args.positions}"
     if cache.exists():
         try:
-            with np.load(cache) as data:
+            with np.load(cache, allow_pickle=False) as data:
                 if str(data["key"]) == key:
-                    return {name: data[name] for name in ("states", "winners", "games", "val")}
-        except (OSError, ValueError, KeyError, EOFError):
+                    kept = {name: data[name] for name in ("states", "winners", "games", "val")}
+                    # the positions go to compiled encoders: a damaged row is a damaged cache
+                    rows = kept["states"]
+                    if (rows.ndim != 2 or any(kept[n].shape != (len(rows),) for n in ("winners", "games", "val"))
+                            or (len(rows) and dw_rules.check_rows(rows))):
+                        raise ValueError("damaged positions")
+                    return kept
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass  # a damaged cache is rebuilt from the stored games
     paths = round_games(args, k)
     data = positions(paths, args.keep, _round_seed(args.seed, k), kind=args.positions)

@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from plies.agents import make  # noqa: E402
 from plies.files import load_torch  # noqa: E402
+from plies.games.dice_wars import rules as dw_rules  # noqa: E402
 from plies.training import dice_wars as dw_train  # noqa: E402
 from plies.training import engine  # noqa: E402
 from plies.training.dw_data import COURSE_BOTS, DEFAULT_POOL, seat_player  # noqa: E402
@@ -186,6 +187,17 @@ def test_two_rounds_run_end_to_end_and_resume_exactly(tmp_path, monkeypatch):
     a = [line.split(",")[:8] for line in (straight / "epochs.csv").read_text().splitlines()]
     b = [line.split(",")[:8] for line in (split / "epochs.csv").read_text().splitlines()]
     assert [r[:7] for r in a] == [r[:7] for r in b]  # the same losses, epoch for epoch
+
+    # a cache of positions holding a row the encoders could not read is rebuilt from the games
+    cache = straight / "positions" / "round_0.npz"
+    with np.load(cache) as data:
+        kept = {name: data[name] for name in data.files}
+    damaged = {**kept, "states": kept["states"].copy()}
+    damaged["states"][0, dw_rules.AREAS] = 10_000  # an owner no game has
+    np.savez(cache, **damaged)
+    again = dw_train.round_positions(_args(straight, 2), 0)
+    for name in ("states", "winners", "games", "val"):
+        np.testing.assert_array_equal(again[name], kept[name])
 
     # a run is not restarted over its checkpoint, and resumed only with its own settings
     with pytest.raises(ValueError, match="pass --resume"):
