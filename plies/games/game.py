@@ -85,6 +85,17 @@ class SlotSchema:
         """Entries of the whole array, or None when a slot's size depends on options."""
         return self._fixed_size
 
+    @property
+    def fixed_prefix(self) -> int:
+        """Entries before the first slot whose size depends on options (all of them when none
+        does): the least a state array holds."""
+        position = 0
+        for slot in self.slots:
+            if not isinstance(slot.size, int):
+                break
+            position += slot.size
+        return position
+
     def table(self) -> str:
         """The layout as a Markdown table (index, slot, entries, meaning)."""
         rows = ["| index | slot | entries | meaning |", "|---|---|---|---|"]
@@ -204,6 +215,8 @@ class Game:
         size = self.schema.size
         if size is not None and states.shape[1] != size:
             return f"{self.title} states have {size} entries a row, not {states.shape[1]}"
+        if states.shape[1] < self.schema.fixed_prefix:
+            return f"{self.title} states have at least {self.schema.fixed_prefix} entries a row, not {states.shape[1]}"
         return self.check_rows(states) if self.check_rows is not None and len(states) else None
 
     def checked_rows(self, states: Any) -> np.ndarray:

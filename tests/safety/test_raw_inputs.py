@@ -31,8 +31,12 @@ def test_a_batch_of_rows_is_checked_against_the_game_before_its_kernels_read_it(
     small = plies.new_state("connect_four", width=4, height=4).array
     with pytest.raises(ValueError, match="one board size"):
         game.encode(np.stack([small, start]))
+    mills = plies.get_game("nine_mens_morris")
     with pytest.raises(ValueError, match="at least 43 entries"):
-        plies.get_game("nine_mens_morris").encode(plies.new_state("nine_mens_morris").array[None, :40])
+        mills.encode(plies.new_state("nine_mens_morris").array[None, :40])
+    # a game whose rows grow with its options: at least the slots before the first such slot
+    assert mills.schema.fixed_prefix == mills.schema.offset("history") == 43
+    assert "at least 43 entries a row, not 40" in mills.rows_problem(plies.new_state("nine_mens_morris").array[None, :40])
 
 
 @pytest.mark.parametrize("slot, value, message", [
