@@ -196,6 +196,9 @@ def _checked_act(act: Callable) -> Callable:
         if game != self._checked_game:
             type(self).check_game(state.game, self.name)
             self._checked_game = game
+        if state.current_player < 0:  # an agent picks a player's move; chance is the game's
+            raise ValueError(f"agent {self.name!r} needs a position where a player is to move: "
+                             f"{'the game is over' if state.is_terminal() else 'the dice (chance) are to be drawn'}")
         return act(self, state)
 
     return checked

@@ -41,6 +41,9 @@ def _walk(state, kernels, legal_bufs, undo_rows, ret, ply, weight, uniform, out)
         returns(state, ret)
         _record(ret, weight, out)
         return
+    if ply >= legal_bufs.shape[0]:  # deeper than the game's length bound: out[-1] says so
+        out[out.shape[0] - 1] = 1.0
+        return
     n = legal(state, legal_bufs[ply])
     child_weight = weight / n if uniform else weight
     for i in range(n):
@@ -48,6 +51,8 @@ def _walk(state, kernels, legal_bufs, undo_rows, ret, ply, weight, uniform, out)
         apply(state, action, undo_rows[ply])
         _walk(state, kernels, legal_bufs, undo_rows, ret, ply + 1, child_weight, uniform, out)
         undo(state, action, undo_rows[ply])
+        if out[out.shape[0] - 1] != 0.0:  # too deep somewhere below: no count can be right
+            return
 
 
 def _run(state: GameState, uniform: bool) -> np.ndarray:
@@ -56,10 +61,13 @@ def _run(state: GameState, uniform: bool) -> np.ndarray:
     depth = state.max_game_length + 1
     legal_bufs = np.zeros((depth, state.max_legal_actions), np.int64)
     undo_rows = np.zeros((depth, max(1, state.game.undo_size)), np.int64)
-    out = np.zeros(state.num_players + 1, np.float64)
+    out = np.zeros(state.num_players + 2, np.float64)  # the seats' wins, draws, a flag: too deep
     ret = np.zeros(state.num_players, np.float64)
     compiled(_walk)(state.array.copy(), kernel_refs(state.game.kernels), legal_bufs, undo_rows, ret, 0, 1.0, uniform, out)
-    return out
+    if out[-1]:
+        raise ValueError(f"{state.game.id} here has games longer than its bound of {depth - 1} plies "
+                         "(no length limit set?): they cannot all be enumerated")
+    return out[:-1]
 
 
 def count_outcomes(state: GameState) -> np.ndarray:

@@ -112,6 +112,22 @@ class HeuristicEvaluator(BatchEvaluator):
         return f"HeuristicEvaluator({self.name!r})"
 
 
+def check_evaluator_fits(evaluator, state) -> None:
+    """A ValueError unless ``evaluator`` is one for ``state``'s game (and, for a network, this
+    board's input count): a compiled search runs a heuristic kernel over the state as it is."""
+    game = getattr(evaluator, "game", None)
+    model = getattr(evaluator, "model", None)
+    own = getattr(game, "id", None) or getattr(model, "game", None)
+    if own is not None and own != state.game.id:
+        raise ValueError(f"the evaluator {getattr(evaluator, 'name', evaluator)!r} is {own}'s, not {state.game.id}'s")
+    inputs = getattr(evaluator, "inputs", None)
+    if inputs is not None and state.game.encode is not None:
+        given = int(state.game.encode(state.array[None]).shape[1])
+        if given != inputs:
+            raise ValueError(f"the network {evaluator.name!r} takes {inputs} inputs; this position gives {given} "
+                             "(another board size?)")
+
+
 class FunctionEvaluator(BatchEvaluator):
     """Wraps a Python callable ``f(states, seat) -> values`` (e.g. a torch model) as an
     Evaluator; the search calls it once per batch of leaves."""
@@ -121,4 +137,10 @@ class FunctionEvaluator(BatchEvaluator):
         self.name = name
 
     def evaluate(self, states: np.ndarray, seat: int) -> np.ndarray:
-        return np.asarray(self.function(states, seat), np.float64)
+        values = np.asarray(self.function(states, seat), np.float64)
+        # the searches read NaN as "no child yet" and would spread one number over every leaf
+        if values.shape != (len(states),) or not np.isfinite(values).all():
+            raise ValueError(f"the function {self.name!r} must return {len(states)} finite values, one a state; "
+                             f"it returned shape {values.shape}" + ("" if values.shape != (len(states),) else
+                                                                   " with values that are not finite"))
+        return values

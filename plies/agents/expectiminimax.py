@@ -40,7 +40,7 @@ from numba import njit, types
 
 from plies.agents.base import BaseAgent, PlayPlan, Range
 from plies.agents.evaluator_specs import check_eval_spec, evaluator_for
-from plies.agents.evaluators import Evaluator, HeuristicEvaluator
+from plies.agents.evaluators import Evaluator, HeuristicEvaluator, check_evaluator_fits
 from plies.games.kernels import (
     AFTERSTATES_SIG,
     CHANCE,
@@ -584,6 +584,9 @@ def analyse(
     applies the filter at the last ply as well (fewer leaves for an expensive evaluator)."""
     if state.current_player < 0:
         raise ValueError("expectiminimax needs a player to move, not a chance or terminal node")
+    check_evaluator_fits(evaluator, state)
+    if filter_evaluator is not None:
+        check_evaluator_fits(filter_evaluator, state)
     turn_kernel = state.game.afterstates
     if turns == "on" and turn_kernel is None:
         raise ValueError(f"{state.game.id} has no afterstate kernel: use turns=off")

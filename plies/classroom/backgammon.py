@@ -18,6 +18,7 @@ from plies.agents.evaluators import HeuristicEvaluator
 from plies.agents.expectiminimax import ExpectiminimaxAgent
 from plies.games.backgammon import BackgammonState
 from plies.games.kernels import Heuristic
+from plies.games.registry import game_ids, get_game
 from plies.games.state import sample_chance
 
 PLAYERS = ("black", "white")
@@ -35,8 +36,12 @@ class ValuePlayer:
         self.seat = PLAYERS.index(color)
         probe = BackgammonState()
         if isinstance(value, Heuristic):
+            others = [game.id for game in map(get_game, game_ids()) if game.id != probe.game.id
+                      and any(value is h for h in game.heuristics.values())]
+            if others:  # its kernel would read a backgammon state as another game's
+                raise ValueError(f"the heuristic {value.name!r} is {others[0]}'s, not backgammon's")
             self.value_name = value.name
-            evaluator = HeuristicEvaluator(value.kernel, value.params(), value.name)
+            evaluator = HeuristicEvaluator(value.kernel, value.params(), value.name, game=probe.game)
         else:
             self.value_name = value
             evaluator = evaluator_for(probe, value)

@@ -53,6 +53,7 @@ class CountingPlayer(BaseAgent):
     deep a result lies, which is why it can still lose."""
 
     spec_name = "ttt_counting"
+    games = ("tictactoe",)  # it counts every game below a move: a small game only
 
     def act(self, state: GameState) -> int:
         me = state.current_player
@@ -71,6 +72,7 @@ class CorrectedPlayer(BaseAgent):
     """The write-up's corrected player: maximise 1 - P(lose) under random play; lowest cell on ties."""
 
     spec_name = "ttt_not_losing"
+    games = ("tictactoe",)  # it counts every game below a move: a small game only
 
     def act(self, state: GameState) -> int:
         me = state.current_player
@@ -90,6 +92,9 @@ class CorrectedPlayer(BaseAgent):
 def loss_probability(player: BaseAgent, seat: int) -> float:
     """Exact probability that ``player`` (deterministic) loses from the empty board, playing
     ``seat`` against the uniformly random player: the random moves are enumerated."""
+
+    if seat not in (0, 1):
+        raise ValueError(f"seat is 0 (X) or 1 (O), not {seat!r}")
 
     @cache
     def lose(text: str) -> float:

@@ -426,8 +426,8 @@ def place(ladder: Ladder, spec: str, width: float = 50.0, max_games: int = 400, 
 
     if not (math.isfinite(width) and width > 0):
         raise ValueError(f"width must be a positive number of rating points, got {width}")
-    if max_games < 2:
-        raise ValueError(f"max_games must be at least 2, got {max_games}")
+    if isinstance(max_games, bool) or not isinstance(max_games, (int, np.integer)) or max_games < 2:
+        raise ValueError(f"max_games must be a whole number of at least 2, got {max_games!r}")
     if not 1 <= nearest <= len(ladder.rungs):
         raise ValueError(f"nearest must be in 1..{len(ladder.rungs)} (the rungs), got {nearest}")
     if batch < 2 or batch % 2:
@@ -443,7 +443,7 @@ def place(ladder: Ladder, spec: str, width: float = 50.0, max_games: int = 400, 
     estimate, se, played, round_index = 0.0, math.inf, 0, 0
     bar = tqdm(total=max_games, disable=not progress, desc=f"placing {spec}")
     try:
-        while played < max_games and Z95 * se > width:
+        while max_games - played >= 2 and Z95 * se > width:  # games go in seat-swapped pairs
             for k in _nearest(ladder, estimate, nearest):
                 n = min(batch, max_games - played)
                 if n < 2:

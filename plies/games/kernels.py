@@ -233,6 +233,8 @@ class Heuristic:
             values[key] = float(value)
             if not np.isfinite(values[key]):  # nan or inf would leave every move "best"
                 raise ValueError(f"heuristic {self.name!r}: weight {key} must be a finite number, not {value!r}")
+            if key == "scale" and values[key] <= 0:  # the value is divided by it
+                raise ValueError(f"heuristic {self.name!r}: scale must be positive, not {value!r}")
         if not self.param_names:
             return np.zeros(max(1, len(self.default_params)), np.float64)
         return np.array([values[n] for n in self.param_names], np.float64)

@@ -69,6 +69,12 @@ def test_a_baseline_placed_as_a_users_agent_lands_inside_its_ladder_interval(lad
         place(ladder, "random", progress=False)
     with pytest.raises(ValueError, match="cannot play tictactoe"):
         place(ladder, "dw_random", progress=False)
+    # a budget that leaves one game over (games go in pairs) ends, where it once looped for ever
+    odd = place(ladder, "random:name=odd", width=1, max_games=9, batch=2, nearest=1, seed=1, progress=False)
+    assert odd.games == 8
+    for budget in (float("nan"), 4.5, True):
+        with pytest.raises(ValueError, match="max_games must be a whole number"):
+            place(ladder, "random:name=odd", max_games=budget, progress=False)
 
 
 def test_ladders_round_trip_and_bad_files_are_named(ladder, tmp_path):

@@ -144,3 +144,83 @@ def test_small_helpers_refuse_what_they_would_wrap_around():
     for bad_row, seat in ((row, 2), (row[:-1], 0)):
         with pytest.raises(ValueError, match="to_gnubg takes one backgammon state row"):
             to_gnubg(bad_row, seat)
+
+
+def test_a_search_refuses_an_evaluator_of_another_game_or_board():
+    from plies.agents.expectiminimax import ExpectiminimaxAgent
+    from plies.classroom.backgammon import ValuePlayer
+
+    dice_wars_score = evaluator_for(plies.new_state("dice_wars", seed=0), "score")
+    with pytest.raises(ValueError, match="is dice_wars's, not connect_four's"):
+        ExpectiminimaxAgent(evaluator=dice_wars_score).act(plies.new_state("connect_four"))
+    network = evaluator_for(plies.new_state("connect_four"), "net")
+    assert ExpectiminimaxAgent(evaluator=network).act(plies.new_state("connect_four")) in range(7)
+    with pytest.raises(ValueError, match="takes 85 inputs; this position gives 109"):
+        ExpectiminimaxAgent(evaluator=network).act(plies.new_state("connect_four", width=9, height=6))
+    with pytest.raises(ValueError, match="'cells' is connect_four's, not backgammon's"):
+        ValuePlayer("black", plies.get_game("connect_four").heuristics["cells"])
+    with pytest.raises(ValueError, match="is backgammon's, not connect_four's"):
+        ValuePlayer("black").act(plies.new_state("connect_four"))
+
+
+def test_a_function_evaluator_must_give_one_finite_value_a_state():
+    from plies.agents.evaluators import FunctionEvaluator
+
+    states = np.stack([plies.new_state("tictactoe").array] * 3)
+    assert FunctionEvaluator(lambda s, seat: np.zeros(len(s))).evaluate(states, 0).shape == (3,)
+    for function in (lambda s, seat: np.full(len(s), np.nan), lambda s, seat: 0.5, lambda s, seat: None,
+                     lambda s, seat: np.zeros(len(s) + 1)):
+        with pytest.raises(ValueError, match="must return 3 finite values"):
+            FunctionEvaluator(function).evaluate(states, 0)
+
+
+def test_agents_choose_only_a_players_move():
+    from plies.agents.random_agent import RandomAgent
+
+    backgammon = plies.new_state("backgammon")  # the opening roll is to be drawn
+    with pytest.raises(ValueError, match="the dice \\(chance\\) are to be drawn"):
+        RandomAgent().act(backgammon)
+    over = plies.new_state("tictactoe")
+    for action in (0, 1, 3, 4, 6):
+        over.apply(action)
+    with pytest.raises(ValueError, match="the game is over"):
+        make("alphabeta:depth=2", game="tictactoe").act(over)
+
+
+def test_enumerating_a_game_without_a_length_bound_is_refused_not_run_past_its_buffers():
+    from plies.agents.enumeration import count_outcomes
+    from plies.classroom.tictactoe import CorrectedPlayer, CountingPlayer, loss_probability
+
+    assert count_outcomes(plies.new_state("tictactoe")).tolist() == [131184, 77904, 46080]
+    endless = plies.new_state("nine_mens_morris", repetition=0, no_mill=0, turn_cap=0)
+    with pytest.raises(ValueError, match="games longer than its bound"):
+        count_outcomes(endless)
+    with pytest.raises(ValueError, match="plays tictactoe only"):
+        CountingPlayer().act(plies.new_state("connect_four"))
+    with pytest.raises(ValueError, match="seat is 0 \\(X\\) or 1 \\(O\\)"):
+        loss_probability(CorrectedPlayer(), -1)
+
+
+def test_heuristic_scales_divide_so_they_are_positive_and_course_maps_fit_their_grid():
+    from plies.games.dice_wars.maps import course_cells
+
+    with pytest.raises(ValueError, match="scale must be positive"):
+        evaluator_for(plies.new_state("backgammon"), "pips", scale=0)
+    with pytest.raises(ValueError, match="do not fit on a 4x4 grid"):
+        course_cells(np.random.default_rng(0), 30, 4, 4)
+
+
+def test_a_batched_opponent_policy_gives_one_legal_integer_action_a_game():
+    from plies.envs.vector.gym import GymVectorEnv
+
+    def policy(value):
+        return lambda observations, masks: np.full(len(observations), value)
+
+    good = GymVectorEnv("connect_four", num_envs=2, opponent=lambda o, m: np.argmax(m, axis=1), seed=0)
+    good.reset(seed=0)
+    good.step(np.zeros(2, np.int64))
+    for value, message in ((-1, "actions are 0..6"), (2.9, "one integer action"), (99, "actions are 0..6")):
+        env = GymVectorEnv("connect_four", num_envs=2, opponent=policy(value), seed=0)
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match=message):
+            env.step(np.zeros(2, np.int64))

@@ -265,7 +265,15 @@ class _PolicyOpponent:
         chosen = self.policy(batch.observations[games], batch.action_mask[games])
         if hasattr(chosen, "detach"):
             chosen = chosen.detach().cpu().numpy()
-        return np.asarray(chosen, np.int64).reshape(-1)
+        chosen = np.asarray(chosen)
+        # one integer action a game: a float would be truncated, and -1 means "sits out" to the batch
+        if chosen.dtype.kind not in "iu" or chosen.shape not in ((len(games),), (len(games), 1)):
+            raise ValueError(f"an opponent policy returns one integer action for each of the {len(games)} games, "
+                             f"not an array of shape {chosen.shape} and dtype {chosen.dtype}")
+        chosen = chosen.astype(np.int64).reshape(-1)
+        if (chosen < 0).any() or (chosen >= batch.num_actions).any():
+            raise ValueError(f"an opponent policy's actions are 0..{batch.num_actions - 1}, got {chosen.tolist()}")
+        return chosen
 
 
 class _AgentOpponent:

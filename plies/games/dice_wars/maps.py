@@ -79,14 +79,7 @@ def generate_map(
         raise ValueError(f"map_generator={generator!r}: the generators are {', '.join(MAP_GENERATORS)}")
     if generator == "plies":
         return generate_plies_map(rng, num_areas, rows, cols, max_attempts=max_attempts)
-    if num_areas < 2:
-        raise ValueError(f"num_areas={num_areas}: a map needs at least 2 areas")
-    if rows < 4 or cols < 4:
-        raise ValueError(f"a {rows}x{cols} grid is too small: the course generator needs at least 4x4")
-    if num_areas * MIN_AREA_SIZE > rows * cols:
-        raise ValueError(
-            f"{num_areas} areas of at least {MIN_AREA_SIZE} cells do not fit on a {rows}x{cols} grid"
-        )
+    _check_course_grid(num_areas, rows, cols)
     for _ in range(max_attempts):
         try:
             grid = course_cells(rng, num_areas, rows, cols)
@@ -271,6 +264,19 @@ def _course_random(rng: np.random.Generator | random.Random) -> random.Random:
     return random.Random(int(rng.integers(2**63)))
 
 
+def _check_course_grid(num_areas: int, rows: int, cols: int) -> None:
+    """A ValueError unless the course generator can grow ``num_areas`` areas on the grid (it
+    would otherwise look for room that is not there, for ever)."""
+    if num_areas < 2:
+        raise ValueError(f"num_areas={num_areas}: a map needs at least 2 areas")
+    if rows < 4 or cols < 4:
+        raise ValueError(f"a {rows}x{cols} grid is too small: the course generator needs at least 4x4")
+    if num_areas * MIN_AREA_SIZE > rows * cols:
+        raise ValueError(
+            f"{num_areas} areas of at least {MIN_AREA_SIZE} cells do not fit on a {rows}x{cols} grid"
+        )
+
+
 def course_cells(
     rng: np.random.Generator | random.Random,
     num_areas: int = DEFAULT_AREAS,
@@ -279,6 +285,7 @@ def course_cells(
 ) -> np.ndarray:
     """The framework generator's grid of area ids (-1 water). With ``random.Random(seed)``
     it is the board the framework's server makes for board seed ``seed`` (same draws)."""
+    _check_course_grid(num_areas, rows, cols)
     rnd = _course_random(rng)
     board = _CourseBoard(rnd, rows, cols)
     rnd.randint(0, 0)  # the framework draws a number of extra areas, always 0 in the course
