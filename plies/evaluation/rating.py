@@ -51,6 +51,8 @@ def ladder_path(game: str) -> Path:
 
 def outcome_probabilities(rating_a: float, rating_b: float, nu: float) -> tuple[float, float, float]:
     """(P(a wins), P(draw), P(b wins)) between ratings ``a`` and ``b`` with draw parameter ``nu``."""
+    if not (math.isfinite(rating_a) and math.isfinite(rating_b) and math.isfinite(nu) and nu >= 0):
+        raise ValueError(f"ratings must be finite and nu a finite number >= 0, got {rating_a}, {rating_b}, {nu}")
     d = (rating_a - rating_b) * SCALE / 2
     z = math.exp(d) + math.exp(-d) + nu
     return math.exp(d) / z, nu / z, math.exp(-d) / z
@@ -89,12 +91,26 @@ class Fit:
         return float(self.ratings[i] - half), float(self.ratings[i] + half)
 
 
+def _check_rungs(rungs: np.ndarray, n: int, anchor: int) -> None:
+    """A ValueError unless ``rungs`` are whole numbers 0..n-1 and ``anchor`` one of them too
+    (numpy would wrap a negative index round to the last rung)."""
+    whole = lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool)  # noqa: E731
+    if not whole(n) or n < 1 or not whole(anchor) or not 0 <= anchor < n:
+        raise ValueError(f"n must be a positive count and anchor one of its rungs 0..{n - 1}, got {n}, {anchor!r}")
+    if rungs.size and (not np.isfinite(rungs).all() or (rungs != np.floor(rungs)).any()
+                       or rungs.min() < 0 or rungs.max() >= n):
+        raise ValueError(f"rungs are whole numbers 0..{n - 1}, got {sorted(set(rungs.ravel().tolist()))[:8]}")
+
+
 def fit_ratings(matches: Sequence[Sequence[int]], n: int, anchor: int = 0) -> Fit:
     """Fit ``n`` ratings to ``matches`` rows ``(i, j, wins of i, draws, wins of j)``; the
     ``anchor`` is rated 0."""
     from scipy.optimize import minimize
 
     rows = np.asarray(matches, np.float64).reshape(-1, 5)
+    _check_rungs(rows[:, :2], n, anchor)
+    if not np.isfinite(rows[:, 2:]).all() or (rows[:, 2:] < 0).any():
+        raise ValueError("match counts (wins, draws, losses) must be finite and >= 0")
     ii, jj = rows[:, 0].astype(int), rows[:, 1].astype(int)
     free = [k for k in range(n) if k != anchor]
     index = {k: m for m, k in enumerate(free)}  # rating k -> parameter m; last parameter: log nu
@@ -147,6 +163,10 @@ def fit_luce(finishes: Sequence[Sequence[int]], n: int, anchor: int = 0) -> Fit:
     from scipy.optimize import minimize
 
     games = [(list(map(int, row[:-1])), int(row[-1])) for row in finishes]
+    for seats, winner in games:
+        _check_rungs(np.asarray(seats, np.float64), n, anchor)
+        if not 0 <= winner < len(seats):
+            raise ValueError(f"a game's winner is one of its {len(seats)} seats, not {winner}")
     free = [k for k in range(n) if k != anchor]
 
     def terms(x: np.ndarray):
@@ -201,6 +221,9 @@ def fit_one(opponents: np.ndarray, wins: np.ndarray, draws: np.ndarray, losses: 
     """The rating (and its standard error) of one agent against opponents of fixed ratings."""
     from scipy.optimize import minimize_scalar
 
+    counts = np.concatenate([np.ravel(wins), np.ravel(draws), np.ravel(losses)]).astype(np.float64)
+    if not np.isfinite(counts).all() or (counts < 0).any() or not (math.isfinite(nu) and nu > 0):
+        raise ValueError(f"game counts must be finite and >= 0 and nu a finite number > 0, got nu={nu}")
     lognu = math.log(nu)
 
     def nll(r: float) -> float:

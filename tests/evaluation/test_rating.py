@@ -221,3 +221,22 @@ def test_every_registered_game_ships_a_ladder_anchored_at_random(game):
     assert "random" in ladder.specs() and len(ladder.rungs) >= 4
     assert ladder.ratings()[ladder.specs().index("random")] == 0.0
     assert ladder.command.startswith(f"plies rate --build --game {game}")
+
+
+def test_the_fits_refuse_rungs_counts_and_parameters_outside_their_ranges():
+    from plies.evaluation.rating import fit_luce, fit_one, fit_ratings, outcome_probabilities
+
+    good = [(0, 1, 3, 1, 2), (1, 2, 2, 0, 2)]
+    assert len(fit_ratings(good, 3).ratings) == 3
+    for matches, n, anchor, message in (([(0, -1, 3, 1, 2)], 3, 0, "rungs are whole numbers 0..2"),
+                                        ([(0, 1.5, 3, 1, 2)], 3, 0, "rungs are whole numbers"),
+                                        (good, 3, 5, "anchor one of its rungs"),
+                                        ([(0, 1, -3, 1, 2)], 3, 0, "counts .* >= 0")):
+        with pytest.raises(ValueError, match=message):
+            fit_ratings(matches, n, anchor)
+    with pytest.raises(ValueError, match="winner is one of its 3 seats"):
+        fit_luce([(0, 1, 2, -1)], 3)
+    with pytest.raises(ValueError, match="nu a finite number >= 0"):
+        outcome_probabilities(0.0, 0.0, -1.5)
+    with pytest.raises(ValueError, match="counts must be finite and >= 0"):
+        fit_one(np.array([0.0]), np.array([-1.0]), np.array([0.0]), np.array([1.0]), 0.5)
