@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from plies.agents.specs import make as make_agent
+from plies.games.kernels import action_index
 from plies.games.registry import game_ids, get_game
 from plies.games.state import GameState, sample_chance
 
@@ -135,10 +136,11 @@ class Match:
             raise ValueError("the game is over")
         if not self.human_to_move():
             raise ValueError("it is not a person's turn")
-        if not self.state.is_legal(int(action)):
-            raise ValueError(self.state._illegal_message(int(action)))
+        action = action_index(action)  # 4.9 or "4" is not a move (int() would make it 4)
+        if not self.state.is_legal(action):
+            raise ValueError(self.state._illegal_message(action))
         seat = self.state.current_player
-        self._apply(int(action), seat)
+        self._apply(action, seat)
         self._continue_turn(seat)
         if self.human_to_move() and self.state.current_player != seat:
             self.turn_start = self.plies  # another person's turn begins (two people at one board)
@@ -175,8 +177,10 @@ class Match:
             seat = state.current_player
             if action is None:
                 action = self.agent(seat).act(state.clone())
-            elif not state.is_legal(int(action)):
-                raise ValueError(f"the agent's move {action} is not legal here")
+            else:
+                action = action_index(action, "the agent's move")
+                if not state.is_legal(action):
+                    raise ValueError(f"the agent's move {action} is not legal here")
             self._apply(int(action), seat)
         else:
             raise ValueError("a person is to move")

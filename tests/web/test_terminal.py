@@ -130,3 +130,13 @@ def test_a_match_refuses_an_agent_for_another_game_before_any_move():
 
     with pytest.raises(ValueError, match="connect_four"):
         Match("tictactoe", ["human", "solver"])
+
+
+def test_a_persons_move_is_an_integer_not_something_that_rounds_to_one():
+    match = Match("connect_four", ["human", "human"], seed=0)
+    for move in (4.9, "4", True):
+        with pytest.raises(TypeError, match="must be an integer"):
+            match.play(move)
+    assert match.plies == 0
+    match.play(4)
+    assert match.plies == 1
