@@ -285,6 +285,7 @@ class AlphaBetaSearch:
         self.tt_bits = tt_bits
         self.use_table_moves = use_table_moves
         self._history: np.ndarray | None = None
+        self._variant: tuple | None = None
 
     def _prepare(self, state: GameState):
         info = state.game
@@ -302,6 +303,12 @@ class AlphaBetaSearch:
                 f"the transposition table holds {self.table.key_kind} keys of {self.table.game!r}; "
                 f"this search needs {key_kind} keys of {info.id!r}"
             )
+        # a game's keys are unique within one set of options (a board size), not across them:
+        # a search of another variant starts from an empty table
+        variant = (info.id, state.num_actions, len(state.array), tuple(state.observation_shape))
+        if self._variant is not None and variant != self._variant:
+            self.table = TranspositionTable(self.tt_bits, info.id, key_kind)
+        self._variant = variant
         self.table.game = info.id
         kernel, heuristic = resolve_evaluator(state, self.eval_name)
         params = heuristic.params(self.weights) if heuristic else np.zeros(1, np.float64)

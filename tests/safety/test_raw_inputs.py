@@ -224,3 +224,20 @@ def test_a_batched_opponent_policy_gives_one_legal_integer_action_a_game():
         env.reset(seed=0)
         with pytest.raises(ValueError, match=message):
             env.step(np.zeros(2, np.int64))
+
+
+def test_alphabeta_does_not_carry_one_board_sizes_table_to_another():
+    from plies.agents.alphabeta import AlphaBetaAgent
+    from plies.games.connect_four.state import ConnectFourState
+
+    def position(width, height):
+        state = ConnectFourState(width=width, height=height)
+        for move in (0, 0, 0):
+            state.apply(move)
+        return state
+
+    searched = AlphaBetaAgent(depth=20, seed=0)
+    searched.search(position(4, 4))  # solves the small board: its keys are also 7x6 keys
+    searched.depth = 3
+    fresh = AlphaBetaAgent(depth=3, seed=0)
+    assert searched.search(position(7, 6)).values == fresh.search(position(7, 6)).values
