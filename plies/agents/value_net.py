@@ -482,8 +482,7 @@ class NetEvaluator(BatchEvaluator):
 
     def evaluate_all(self, states: np.ndarray, root: int, num_players: int,
                      zero_sum: bool) -> np.ndarray:
-        check_seat_count(num_players, root)
-        states = get_game(self.model.game).checked_rows(states)  # the encoders index with them
+        check_seat_count(num_players, root)  # the rows: every model's encoder checks them itself
         self.calls += 1
         return self.model.seat_values(states, num_players, self.device)
 
