@@ -88,9 +88,9 @@ class CacheRoteLearning:
 
     def read(self, state: NineMensMorrisState, player: int | None = None) -> float | None:
         """The exact value stored for ``state`` (for the player to move), or None."""
+        _check_player(state, player)
         if self.table is None:
             return None
-        _check_player(state, player)
         key = _key(state, self.table.key_kind == "symmetric")
         slot = int(_slot(key, self.table.bits))
         meta = self.table.meta[slot]
@@ -203,6 +203,7 @@ def findSymmetries(state: NineMensMorrisState) -> list[NineMensMorrisState]:  # 
     """The distinct images of ``state`` under the board's 16 symmetries (``state`` first).
 
     Each image shares ``state``'s canonical hash; its repetition history starts afresh."""
+    _check_state(state)
     images: list[NineMensMorrisState] = []
     seen: set[bytes] = set()
     points = state.points
@@ -225,11 +226,18 @@ def findSymmetries(state: NineMensMorrisState) -> list[NineMensMorrisState]:  # 
 
 
 def _check_player(state: NineMensMorrisState, player: int | None) -> None:
+    _check_state(state)
     if player is not None and not state.is_terminal() and player != state.current_player:
         raise ValueError(
             f"player {player} is not to move here (player {state.current_player} is); "
             "plies positions know whose turn it is"
         )
+
+
+def _check_state(state: object) -> None:
+    # the cache and the symmetry tables read the array with Nine Men's Morris's layout
+    if not isinstance(state, NineMensMorrisState):
+        raise TypeError(f"a Nine Men's Morris position is needed, got {type(state).__name__}")
 
 
 def _key(state: NineMensMorrisState, symmetric: bool) -> int:

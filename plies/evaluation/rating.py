@@ -294,13 +294,48 @@ class Ladder:
             ladder = cls(**data)
         except (json.JSONDecodeError, KeyError, TypeError) as err:
             raise ValueError(f"{path} is not a plies rating ladder ({type(err).__name__}: {err})") from err
+        problem = ladder.problem()
+        if problem:
+            raise ValueError(f"{path} is not a plies rating ladder: {problem}")
         from plies.agents.specs import check_untrusted
 
         for spec in ladder.specs():  # a shared ladder file must not run code or touch files
-            if not isinstance(spec, str):
-                raise ValueError(f"{path} is not a plies rating ladder: a rung's spec is {spec!r}")
             check_untrusted(spec, f"the ladder file {path}")
         return ladder
+
+    def problem(self) -> str | None:
+        """Why these fields (read from a file) are not a ladder placement can use, or None:
+        finite ratings, counts that are whole numbers >= 0, rows that name existing rungs."""
+        def whole(value: Any, low: int = 0) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+        def number(value: Any) -> bool:
+            return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+        if not isinstance(self.game, str) or not self.rungs:
+            return "it names no game or has no rungs"
+        for rung in self.rungs:
+            if not isinstance(rung.spec, str):
+                return f"a rung's spec is {rung.spec!r}"
+            if not all(number(v) for v in (rung.rating, rung.low, rung.high)) or not whole(rung.games):
+                return f"rung {rung.spec!r} has a rating or interval that is not a finite number, or games not >= 0"
+        if not whole(self.players, 2) or not whole(self.games_per_pair) or not whole(self.opening_plies):
+            return "its players (>= 2), games per pair or opening plies are not whole numbers"
+        # two players fit draws with nu > 0; more players fit winners alone (nu 0)
+        if not (number(self.nu) and (self.nu > 0 if self.players == 2 else self.nu >= 0)):
+            return f"its draw parameter is {self.nu!r}, not a finite number > 0 (>= 0 for more than two players)"
+        if not isinstance(self.options, dict):
+            return f"its options are {self.options!r}, not a dict"
+        n = len(self.rungs)
+        for row in self.matches:
+            if not (isinstance(row, list) and len(row) == 5 and all(whole(v) for v in row)
+                    and row[0] < n and row[1] < n):
+                return f"a match row {row!r} is not (rung, rung, wins, draws, wins) of its {n} rungs"
+        for row in self.finishes:
+            if not (isinstance(row, list) and len(row) == self.players + 1 and all(whole(v) for v in row)
+                    and all(r < n for r in row[:-1]) and row[-1] < self.players):
+                return f"a finish row {row!r} is not (a rung per seat, winning seat) of its {n} rungs"
+        return None
 
     def format(self) -> str:
         lines = [f"{self.game} ladder ({self.date}; {self.model}; draw parameter {self.nu:.3f})"]

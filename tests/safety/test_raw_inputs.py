@@ -241,3 +241,78 @@ def test_alphabeta_does_not_carry_one_board_sizes_table_to_another():
     searched.depth = 3
     fresh = AlphaBetaAgent(depth=3, seed=0)
     assert searched.search(position(7, 6)).values == fresh.search(position(7, 6)).values
+
+
+def test_the_classroom_morris_player_and_cache_take_only_morris_positions():
+    from plies.classroom.nine_mens_morris import (
+        AlphaBetaPruningRoteLearning,
+        CacheRoteLearning,
+        findSymmetries,
+    )
+
+    player = AlphaBetaPruningRoteLearning(limit=1)
+    start = plies.new_state("nine_mens_morris")
+    player.bestMoves(start)  # fills the cache, whose table a foreign array would be read into
+    assert len(player.cache) > 0
+    other = plies.new_state("connect_four")
+    for call in (lambda: player.cache.read(other), lambda: CacheRoteLearning().read(other),
+                 lambda: player.bestMoves(other), lambda: findSymmetries(other)):
+        with pytest.raises(TypeError, match="Nine Men's Morris position is needed, got ConnectFourState"):
+            call()
+
+
+def test_a_ladder_file_with_numbers_placement_cannot_use_is_refused(tmp_path):
+    import json
+
+    from plies.evaluation.rating import Ladder
+
+    shipped = Ladder.load("tictactoe")
+    path = tmp_path / "ladder.json"
+    shipped.save(path)
+    assert Ladder.load(path).ratings().tolist() == shipped.ratings().tolist()
+    good = json.loads(path.read_text())
+    for change, message in (
+        (lambda d: d["rungs"][1].update(rating=float("nan")), "not a finite number"),
+        (lambda d: d["rungs"][1].update(high="1e3"), "not a finite number"),
+        (lambda d: d["rungs"][1].update(games=-4), "games not >= 0"),
+        (lambda d: d.update(nu=0.0), "draw parameter"),
+        (lambda d: d.update(players=True), "players"),
+        (lambda d: d["matches"].append([0, 99, 1, 0, 1]), "match row"),
+        (lambda d: d["matches"].append([0, 1, 1.5, 0, 1]), "match row"),
+        (lambda d: d.update(rungs=[]), "no rungs"),
+    ):
+        data = json.loads(json.dumps(good))
+        change(data)
+        path.write_text(json.dumps(data))  # json writes NaN, which json reads back as a float
+        with pytest.raises(ValueError, match=message):
+            Ladder.load(path)
+
+
+def test_vector_actions_too_large_for_int64_are_refused_not_wrapped_to_sit_out():
+    from plies.envs.vector import VectorGame
+
+    batch = VectorGame("tictactoe", num_envs=2, seed=0)
+    batch.reset()
+    before = batch.states.copy()
+    with pytest.raises(ValueError, match="out of range"):
+        batch.step(np.array([2**64 - 1, 0], np.uint64))  # 2**64 - 1 would become -1, "sits out"
+    assert (batch.states == before).all()
+    batch.step(np.array([4, 4], np.uint64))
+    assert (batch.states != before).any()
+
+
+def test_a_dice_wars_adjacency_is_lists_of_area_numbers():
+    from plies.games.dice_wars.maps import map_from_adjacency
+
+    assert map_from_adjacency([[1], [0, 2], [1]]).adjacency == ((1,), (0, 2), (1,))
+    assert map_from_adjacency({0: [1], 1: []}).adjacency == ((1,), (0,))
+    for bad, kind, message in (
+        (["12", "0", "0"], TypeError, "area 0's neighbours must be a list"),  # once areas 1 and 2
+        ([[1.0], [0]], TypeError, "must be an integer"),
+        ([[True], [0]], TypeError, "must be an integer"),
+        ("01", TypeError, "adjacency must be a list"),
+        ({0: [1], "1": [0]}, TypeError, "dict key"),
+        ([[1], [5]], ValueError, "areas are 0 to 1"),
+    ):
+        with pytest.raises(kind, match=message):
+            map_from_adjacency(bad)

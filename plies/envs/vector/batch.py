@@ -302,4 +302,7 @@ def _copy_actions(actions: Any, buffer: np.ndarray) -> None:
         raise ValueError(f"need {buffer.shape[0]} actions, got shape {array.shape}")
     if not np.issubdtype(array.dtype, np.integer):
         raise ValueError(f"actions must be integers, got {array.dtype}")
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        # it would wrap to a negative action, and -1 means "sits out"
+        raise ValueError(f"action {int(array.max())} is out of range: actions are game actions, or -1 to sit out")
     buffer[:] = array

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plies.games.kernels import action_index
+
 DEFAULT_ROWS = 28
 DEFAULT_COLS = 32
 DEFAULT_AREAS = 29
@@ -398,17 +400,22 @@ def map_from_adjacency(adjacency: Sequence[Sequence[int]] | dict[int, Sequence[i
     symmetric (listing a border once is enough); self-loops and unknown areas are errors, and
     the map must be connected."""
     if isinstance(adjacency, dict):
-        keys = sorted(adjacency)
-        if keys != list(range(len(keys))):
-            raise ValueError(f"adjacency dict keys must be the areas 0..n-1, got {keys}")
-        adjacency = [adjacency[k] for k in keys]
+        keys = [action_index(k, "an adjacency dict key (an area)") for k in adjacency]
+        if sorted(keys) != list(range(len(keys))):
+            raise ValueError(f"adjacency dict keys must be the areas 0..n-1, got {sorted(keys)}")
+        adjacency = [adjacency[k] for k in range(len(keys))]
+    if isinstance(adjacency, (str, bytes)) or not isinstance(adjacency, (Sequence, np.ndarray)):
+        raise TypeError(f"adjacency must be a list of neighbour lists or a dict, got {type(adjacency).__name__}")
     n = len(adjacency)
     if n < 2:
         raise ValueError(f"a map needs at least 2 areas, got {n}")
     touching: list[set[int]] = [set() for _ in range(n)]
     for a, neigh in enumerate(adjacency):
+        # a string would be read character by character ('12' as areas 1 and 2)
+        if isinstance(neigh, (str, bytes)) or not isinstance(neigh, (Sequence, np.ndarray, set, frozenset)):
+            raise TypeError(f"area {a}'s neighbours must be a list of area numbers, got {neigh!r}")
         for b in neigh:
-            b = int(b)
+            b = action_index(b, f"a neighbour of area {a}", f" in 0..{n - 1}")
             if not 0 <= b < n:
                 raise ValueError(f"area {a} lists neighbour {b}; areas are 0 to {n - 1}")
             if b == a:
