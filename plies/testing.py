@@ -137,6 +137,17 @@ def _check_position(game: Game, state: GameState, findings: _Findings, seen: dic
         if mask.shape != (state.num_actions,) or not np.array_equal(np.flatnonzero(mask), np.sort(legal)):
             findings.add("mask", "action_mask() disagrees with legal_actions()", state)
 
+    problem = game.rows_problem(state.array[None])
+    if problem:
+        findings.add("rows", f"a position of play fails the game's own row check: {problem}", state)
+    try:  # the constructor takes a user's array only after that check
+        rebuilt = type(state)(state.array.copy())
+    except Exception as error:  # noqa: BLE001 - any failure is a finding
+        findings.add("rows", f"the state class refuses a position of play as an array: {error}", state)
+    else:
+        if not np.array_equal(rebuilt.array, state.array):
+            findings.add("rows", "a state built from a position's array holds another array", state)
+
     code = state.encode()
     key = code.tobytes()
     hashed = state.hash()

@@ -227,6 +227,17 @@ class Game:
             raise ValueError(problem)
         return np.ascontiguousarray(rows, np.int64)
 
+    def checked_state(self, array: Any) -> np.ndarray:
+        """One raw state array (a ``GameState`` built from a user's array) as contiguous int64,
+        or a ValueError saying what is wrong with it (``rows_problem`` of it as a batch of one)."""
+        row = np.asarray(array)
+        if row.ndim != 1:
+            raise ValueError(f"a {self.title} state array is 1-d, not shape {row.shape}")
+        problem = self.rows_problem(row[None])
+        if problem:
+            raise ValueError(problem)
+        return np.ascontiguousarray(row, np.int64)
+
     def __post_init__(self) -> None:
         if self.default_heuristic and self.default_heuristic not in self.heuristics:
             raise ValueError(f"{self.id}: default heuristic {self.default_heuristic!r} is not declared")

@@ -260,6 +260,21 @@ def draw_outcome(outcomes, probs, count, u):
 _NUMPY_INTEGERS = frozenset((np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8))
 
 
+def first_row_problem(title: str, checks: Sequence[tuple[np.ndarray, str]]) -> str | None:
+    """For a game's ``check_rows``: the first failed check of a batch of rows, as
+    ``"<title> state row <row>: <what>"``, or None. Each check is a mask of the bad rows."""
+    for bad, what in checks:
+        if bad.any():
+            return f"{title} state row {int(np.flatnonzero(bad)[0])}: {what}"
+    return None
+
+
+def popcounts(bitboards: np.ndarray) -> np.ndarray:
+    """Set bits of each int64 (numpy before 2.0 has no ``bitwise_count``)."""
+    flat = np.ascontiguousarray(bitboards, np.int64).reshape(-1)
+    return np.unpackbits(flat.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1).reshape(np.shape(bitboards))
+
+
 def action_index(value: Any, what: str = "action", allowed: str = "") -> int:
     """``value`` as a Python int, if it is a Python or numpy integer (not a bool): floats,
     strings and bools are refused rather than truncated or parsed. ``allowed`` ends the

@@ -105,6 +105,16 @@ class GameState:
         self._legal: tuple[int, ...] | None = None  # cached legal actions
 
     @classmethod
+    def _from_array(cls, array: np.ndarray) -> GameState:
+        """A state over an array this package built and is still filling in (a position read
+        from text): not checked, unlike a user's array given to the constructor."""
+        state = cls.__new__(cls)
+        GameState.__init__(state, array)
+        for slot in cls._own_slots:
+            setattr(state, slot, None)
+        return state
+
+    @classmethod
     def initial(cls, rng: np.random.Generator | None = None, **options: Any) -> GameState:
         """The starting position; games with a random set-up (maps) draw it from ``rng``."""
         return cls(**options)

@@ -128,7 +128,15 @@ def run_case(case) -> None:
         rows = np.stack([position(game, seed, n).array] * 4).astype(np.int64)
         for row, (where, value) in enumerate(corrupt):
             rows[row % len(rows), int(where * rows.shape[1])] = value
-        if reader == "encode":
+        if reader == "state":  # a state built from each row, then played
+            for row in rows:
+                try:
+                    state = plies.state_class(game)(row)
+                except (ValueError, TypeError):
+                    continue
+                exercise(state)
+            plies.state_class(game)(rows[0])  # the first row always has an entry overwritten
+        elif reader == "encode":
             plies.get_game(game).encode(rows)
         elif reader == "heuristic":
             from plies.agents.evaluator_specs import evaluator_for

@@ -42,9 +42,10 @@ SEAT_METHODS = {"nine_mens_morris": ["in_hand", "on_board", "features"], "backga
 seat_cases = st.sampled_from(sorted(SEAT_METHODS)).flatmap(
     lambda game: st.tuples(st.just("seat"), st.just(game), st.integers(0, 50), st.integers(0, 40),
                            st.sampled_from(SEAT_METHODS[game]), odd_values))
-ROW_READERS = {"tictactoe": ["encode", "heuristic"], "connect_four": ["encode", "heuristic", "net"],
-               "nine_mens_morris": ["encode", "heuristic"], "othello": ["encode", "heuristic"],
-               "backgammon": ["encode", "heuristic", "net"], "dice_wars": ["encode", "heuristic", "net"]}
+ROW_READERS = {"tictactoe": ["encode", "heuristic", "state"], "connect_four": ["encode", "heuristic", "net", "state"],
+               "nine_mens_morris": ["encode", "heuristic", "state"], "othello": ["encode", "heuristic", "state"],
+               "backgammon": ["encode", "heuristic", "net", "state"],
+               "dice_wars": ["encode", "heuristic", "net", "state"]}
 corruptions = st.lists(st.tuples(st.floats(0, 0.999), st.sampled_from([-5, -1, 7, 9, 64, 100, 10**6, 2**40])),
                        min_size=1, max_size=4)
 row_cases = st.sampled_from(sorted(ROW_READERS)).flatmap(
@@ -92,6 +93,13 @@ KNOWN_ELSEWHERE = [
     ["rows", "dice_wars", 0, 3, [[0.3, 10**6]], "encode"],
     ["rows", "dice_wars", 0, 3, [[0.3, 10**6]], "net"],
     ["rows", "dice_wars", 0, 3, [[0.3, 10**6]], "heuristic"],
+    # a state class's constructor took any array (2026-12-07, the sixth session): a player, a
+    # board size or a point value the kernels index with
+    ["rows", "connect_four", 0, 3, [[0.05, 10**6], [0.1, 10**6]], "state"],
+    ["rows", "backgammon", 0, 3, [[0.0, 10**6]], "state"],
+    ["rows", "othello", 0, 3, [[0.0, 10**6]], "state"],
+    ["rows", "nine_mens_morris", 0, 3, [[0.02, 7]], "state"],
+    ["rows", "nine_mens_morris", 0, 3, [[0.0, 10**6]], "state"],
 ]
 
 

@@ -83,8 +83,10 @@ def test_the_network_evaluators_check_rows_and_seats():
     td80 = net_evaluator("backgammon", name="td80")
     assert np.isfinite(td80.evaluate(row[None], 0)).all()
     row[plies.games.backgammon.rules.ROLLER] = 10**9
-    with pytest.raises(ValueError, match="mover must hold one seat"):
+    with pytest.raises(ValueError, match="the seat to roll is not 0 or 1"):
         td80.evaluate(row[None], 0)
+    with pytest.raises(ValueError, match="mover must hold one seat"):  # the searches' path: the encoder
+        plies.games.backgammon.features.encode(row[None])
     dice_wars = plies.new_state("dice_wars", seed=0, num_players=4).array
     with pytest.raises(ValueError, match="not a seat of these 4-player positions"):
         net_evaluator("dice_wars").evaluate(dice_wars[None], 4)
@@ -316,3 +318,42 @@ def test_a_dice_wars_adjacency_is_lists_of_area_numbers():
     ):
         with pytest.raises(kind, match=message):
             map_from_adjacency(bad)
+
+
+@pytest.mark.parametrize("game", plies.game_ids())
+def test_a_state_class_checks_the_array_it_is_given(game):
+    state = plies.new_state(game, seed=0)
+    cls = type(state)
+    again = cls(state.array.copy())
+    assert np.array_equal(again.array, state.array) and again.legal_actions() == state.legal_actions()
+    for bad, message in ((state.array[:3], "entries a row"), (state.array[None], "1-d"),
+                         (state.array.astype(float), "integer rows")):
+        with pytest.raises(ValueError, match=message):
+            cls(bad)
+    row = state.array.copy()
+    row[0] = 10**6  # the player to move, which the kernels index with (Dice Wars: its players)
+    with pytest.raises(ValueError, match=f"{state.game.title} state row 0"):
+        cls(row)
+
+
+def test_the_row_checks_name_what_is_wrong():
+    def refused(game, change):
+        row = plies.new_state(game, seed=0).array.copy()
+        change(row)
+        return plies.get_game(game).rows_problem(row[None])
+
+    from plies.games.backgammon import rules as bg
+    from plies.games.nine_mens_morris import rules as nmm
+    from plies.games.othello import rules as oth
+    from plies.games.tictactoe import rules as ttt
+
+    assert "not 0 (empty), 1 (X) or 2 (O)" in refused("tictactoe", lambda r: r.__setitem__(ttt.CELLS, 3))
+    assert "move count" in refused("tictactoe", lambda r: r.__setitem__(ttt.MOVES, 2))
+    assert "black and a white disc" in refused("othello", lambda r: r.__setitem__(oth.DISCS, r[oth.DISCS + 1]))
+    assert "floats above an empty cell" in refused("connect_four", lambda r: r.__setitem__(c4_rules.STONES, 2))
+    assert "not 15 checkers" in refused("backgammon", lambda r: r.__setitem__(bg.BOARD + 6, 6))
+    assert "both sides hold a point" in refused("backgammon", lambda r: r.__setitem__(bg.BOARD + bg.SIDE + 19, 0)
+                                                or r.__setitem__(bg.BOARD + bg.SIDE + 24, 0)
+                                                or r.__setitem__(bg.BOARD + bg.SIDE + 1, 2))
+    assert "board hash" in refused("nine_mens_morris", lambda r: r.__setitem__(nmm.BOARD_HASH, 5))
+    assert "key stack" in refused("nine_mens_morris", lambda r: r.__setitem__(nmm.HIST_LEN, r[nmm.HIST_CAP]))

@@ -19,6 +19,7 @@ d1, d0 != d1 (30 outcomes of 1/30): the higher die starts and plays both.
 import numpy as np
 from numba import njit, types
 
+from plies.games import kernels
 from plies.games.game import Slot, SlotSchema
 from plies.games.kernels import (
     AFTERSTATES_SIG,
@@ -75,6 +76,31 @@ START[6] = 5
 _rng = np.random.default_rng(20240531)
 ZOBRIST = _rng.integers(1, 2**62, size=(2 * SIDE, 16), dtype=np.int64)
 ZOBRIST_HEAD = _rng.integers(1, 2**62, size=(8, 8), dtype=np.int64)
+
+
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for backgammon: whose turn, the dice and their uses, the result, and
+    15 checkers a side with no point held by both (the kernels index with the checker counts
+    and the dice)."""
+    player, result = states[:, PLAYER], states[:, WINNER]
+    hi, lo, rem_hi, rem_lo = states[:, DIE_HI], states[:, DIE_LO], states[:, REM_HI], states[:, REM_LO]
+    board = states[:, BOARD : BOARD + 2 * SIDE]
+    over, moving = player == TERMINAL, (player == 0) | (player == 1)
+    return kernels.first_row_problem("Backgammon", (
+        (~over & ~moving & (player != CHANCE), "the player slot is not 0, 1, CHANCE (-1) or TERMINAL (-4)"),
+        ((states[:, SCORING] != 0) & (states[:, SCORING] != 1), "its scoring is not 0 (single) or 1 (gammons)"),
+        ((states[:, ROLLER] != 0) & (states[:, ROLLER] != 1), "the seat to roll is not 0 or 1"),
+        ((lo < 0) | (lo > hi) | (hi > 6), "its dice are not 0 <= smaller <= larger <= 6"),
+        ((rem_hi < 0) | (rem_hi > 4) | (rem_lo < 0) | (rem_lo > 1), "the dice's uses left are not 0-4 and 0-1"),
+        (moving & ((lo < 1) | (rem_hi + rem_lo < 1)), "a player is to move without a roll to play"),
+        ((states[:, ROLLS] != 0) & (states[:, ROLLS] != 1), "its opening-roll flag is not 0 or 1"),
+        (~np.isin(result, (-1, 0, 1)), "the result is not -1 (running), 0 or 1"),
+        (over == (result == -1), "the player slot and the result disagree on whether the game is over"),
+        ((states[:, POINTS] < 0) | (states[:, POINTS] > 3), "the points won are not 0 to 3"),
+        (((board < 0) | (board > 15)).any(axis=1), "a point holds fewer than 0 or more than 15 checkers"),
+        ((board[:, :SIDE].sum(axis=1) != 15) | (board[:, SIDE:].sum(axis=1) != 15), "a side has not 15 checkers"),
+        (((board[:, 1:25] > 0) & (board[:, SIDE + 24 : SIDE : -1] > 0)).any(axis=1), "both sides hold a point"),
+    ))
 
 
 def initial_array(scoring: int = 0) -> np.ndarray:

@@ -44,6 +44,8 @@ class BackgammonState(GameState):
             raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}, not {scoring!r}")
         if array is None:
             array = rules.initial_array(SCORINGS[scoring])
+        else:
+            array = self.game.checked_state(array)
         super().__init__(array)
 
     num_players = 2  # type: ignore[assignment]
@@ -397,6 +399,7 @@ def batch_run(mode, ints, f32, f64, flags):
 
 
 GAME = Game(
+    check_rows=rules.check_rows,
     encode=features.encode,
     net_kernels={"backgammon_contact_race": NetKernel(features.contact_race_value, features.check_contact_race_params)},
     trainer="plies.training.backgammon:RECIPE",

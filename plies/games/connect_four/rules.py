@@ -144,7 +144,27 @@ def check_rows(states: np.ndarray) -> str | None:
     bad = (layers < 0) | (layers > MAX_LAYERS)
     if bad.any():
         return f"Connect Four state row {int(np.flatnonzero(bad)[0])}: its weight layers are not 0 to {MAX_LAYERS}"
-    return None
+    # the board's cells, one mask per board size in the batch (usually one)
+    board = np.zeros(len(states), np.int64)
+    for w, h in set(zip(width.tolist(), height.tolist())):
+        cells = sum(1 << (c * (h + 1) + r) for c in range(w) for r in range(h))
+        board[(width == w) & (height == h)] = np.array(cells, np.uint64).astype(np.int64)
+    x, o = states[:, STONES], states[:, STONES + 1]
+    nx, no = kernels.popcounts(x), kernels.popcounts(o)
+    player, result = states[:, 0], states[:, RESULT]
+    over = player == TERMINAL
+    gap = (x | o) & ~board
+    # a stone above an empty cell of its column: the cell below it is empty
+    floating = ((x | o) >> 1) & ~(x | o) & board
+    return kernels.first_row_problem("Connect Four", (
+        ((gap != 0) | ((x & o) != 0), "a stone lies off the board, or X and O share a cell"),
+        (floating != 0, "a stone floats above an empty cell"),
+        ((nx - no < 0) | (nx - no > 1), "X moves first, so X has as many stones as O or one more"),
+        (states[:, MOVES] != nx + no, "its move count is not the number of stones"),
+        (~over & (player != nx - no), "the player to move is not the one whose turn the stones say (or TERMINAL, -4)"),
+        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
+        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+    ))
 
 
 def cell_weights(width: int, height: int) -> np.ndarray:

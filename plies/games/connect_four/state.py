@@ -34,6 +34,8 @@ class ConnectFourState(GameState):
                 option_int("connect_four", "width", options.get("width", rules.DEFAULT_WIDTH), 1, 63),
                 option_int("connect_four", "height", options.get("height", rules.DEFAULT_HEIGHT), 1, 63),
             )
+        else:
+            array = self.game.checked_state(array)
         super().__init__(array)
 
     # ----- facts -------------------------------------------------------------------------

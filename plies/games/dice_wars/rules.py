@@ -640,6 +640,7 @@ ROW_PROBLEMS = (
     "an area has more neighbours than the table's width (or fewer than none)",
     "a neighbour is not an area of the map",
     "the pending battle's areas are not areas of the map",
+    "the player slot is not the seat whose turn it is (move), CHANCE (battle, reinforce) or TERMINAL (over)",
 )
 
 
@@ -675,6 +676,9 @@ def row_problem_code(states):
                     return 8, b
         if s[PHASE] == PHASE_BATTLE and not (0 <= s[SOURCE] < n and 0 <= s[TARGET] < n):
             return 9, b
+        expected = s[TURN] if s[PHASE] == PHASE_MOVE else (TERMINAL if s[PHASE] == PHASE_OVER else CHANCE)
+        if s[0] != expected:
+            return 10, b
     return 0, -1
 
 

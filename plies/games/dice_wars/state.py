@@ -70,7 +70,7 @@ class DiceWarsState(GameState):
             made = type(self).initial(np.random.default_rng(0), **options)
             array, cells = made._s, made._cells
         else:
-            cells = None
+            array, cells = self.game.checked_state(array), None
         super().__init__(array)
         self._cells = cells
 

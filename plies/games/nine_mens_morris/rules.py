@@ -74,6 +74,7 @@ UNDO_SIZE = MUTABLE
 ONGOING = kernels.ONGOING
 DRAW = kernels.NO_WINNER  # the one result convention (plies.games.kernels)
 MAX_CAPTURES = 13  # the game ends when a player is down to 2 of 9 stones
+MAX_OPTION = 1_000_000  # the largest repetition, no_mill and turn_cap option
 UNBOUNDED_HISTORY = 4096  # key stack when neither the no-mill rule nor a turn cap bounds a game
 
 # ----- board geometry -----------------------------------------------------------------------
@@ -161,6 +162,46 @@ def empty_array(flying: bool, repetition: int, no_mill: int, turn_cap: int) -> n
     state[OPT_TURN_CAP] = max(0, turn_cap)
     state[HIST_CAP] = cap
     return state
+
+
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Nine Men's Morris: stones, counts, whose turn, the options and
+    the key stack of a position the kernels can play from (they index with the stones, the
+    counts in hand and the stack's length)."""
+    title = "Nine Men's Morris"
+    to_move, owner, result = states[:, TO_MOVE], states[:, PLAYER], states[:, RESULT]
+    points, hand, on_board = states[:, POINTS:HISTORY], states[:, HAND : HAND + 2], states[:, ON_BOARD : ON_BOARD + 2]
+    over = to_move == TERMINAL
+    problem = kernels.first_row_problem(title, (
+        (((points < 0) | (points > 2)).any(axis=1), "a point is not 0 (empty), 1 (White) or 2 (Black)"),
+        (((hand < 0) | (hand > NUM_STONES)).any(axis=1), f"stones in hand are not 0 to {NUM_STONES}"),
+        ((owner != 0) & (owner != 1), "the turn's owner is not 0 or 1"),
+        (~over & (to_move != owner), "the player to move is not the turn's owner (or TERMINAL, -4)"),
+        ((states[:, REMOVING] != 0) & (states[:, REMOVING] != 1), "the removal flag is not 0 or 1"),
+        ((states[:, TURNS] < 0) | (states[:, QUIET] < 0), "its turn counts are negative"),
+        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
+        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+        ((states[:, OPT_FLYING] != 0) & (states[:, OPT_FLYING] != 1), "the flying option is not 0 or 1"),
+        ((states[:, OPT_REPETITION : OPT_TURN_CAP + 1] < 0).any(axis=1)
+         | (states[:, OPT_REPETITION : OPT_TURN_CAP + 1] > MAX_OPTION).any(axis=1)
+         | (states[:, OPT_REPETITION] == 1), f"a draw rule option is not 0 to {MAX_OPTION} (repetition: not 1)"),
+    ))
+    if problem:
+        return problem
+    counts = np.stack([(points == 1).sum(axis=1), (points == 2).sum(axis=1)], axis=1)
+    cap, length, start = states[:, HIST_CAP], states[:, HIST_LEN], states[:, SEG_START]
+    options, which = np.unique(states[:, OPT_REPETITION : OPT_TURN_CAP + 1], axis=0, return_inverse=True)
+    capacity = np.array([history_capacity(*map(int, row)) for row in options], np.int64)[which.reshape(-1)]
+    keys = np.bitwise_xor.reduce(ZOBRIST[np.arange(NUM_POINTS), points], axis=1)
+    return kernels.first_row_problem(title, (
+        ((on_board != counts).any(axis=1), "its stones-on-board counts are not the stones on the points"),
+        ((hand + on_board > NUM_STONES).any(axis=1), f"a player has more than {NUM_STONES} stones"),
+        (states[:, BOARD_HASH] != keys, "its board hash is not the key of its stones"),
+        ((cap != capacity) | (cap != states.shape[1] - HISTORY),
+         "its key stack's capacity does not match its draw options or the row's length"),
+        ((start < 0) | (start > length) | (length > cap) | ((cap > 0) & (length < 1))
+         | (~over & (cap > 0) & (length >= cap)), "its key stack's length or segment start is out of range"),
+    ))
 
 
 def initial_array(flying: bool, repetition: int, no_mill: int, turn_cap: int) -> np.ndarray:

@@ -61,6 +61,8 @@ class NineMensMorrisState(GameState):
         check_options("nine_mens_morris", options, OPTIONS)
         if array is None:
             array = rules.initial_array(**_options(options))
+        else:
+            array = self.game.checked_state(array)
         super().__init__(array)
 
     num_players = 2  # type: ignore[assignment]
@@ -218,7 +220,7 @@ class NineMensMorrisState(GameState):
                 f"got {text!r})"
             )
         fields = _parse_status(status_lines, text)
-        state = cls(rules.empty_array(**opts))
+        state = cls._from_array(rules.empty_array(**opts))
         s = state._s
         for p, ch in enumerate(cells):
             if ch != ".":
@@ -304,7 +306,7 @@ class NineMensMorrisState(GameState):
 def _options(options: dict[str, Any]) -> dict[str, Any]:
     merged = {**DEFAULT_OPTIONS, **options}
     for key in ("repetition", "no_mill", "turn_cap"):
-        merged[key] = option_int("nine_mens_morris", key, merged[key], 0, 1_000_000)
+        merged[key] = option_int("nine_mens_morris", key, merged[key], 0, rules.MAX_OPTION)
     if merged["repetition"] == 1:
         raise ValueError("option repetition must be 0 (off) or at least 2, got 1")
     merged["flying"] = option_bool("nine_mens_morris", "flying", merged["flying"])
@@ -420,6 +422,7 @@ GAME = Game(
     num_actions=rules.NUM_ACTIONS,
     undo_size=rules.UNDO_SIZE,
     apply_and_list=rules.apply_and_list,
+    check_rows=rules.check_rows,
     encode=features.encode,
     features_into=features.features_into,
     net_value=features.net_value,

@@ -183,6 +183,18 @@ def settle(state):
     return moves
 
 
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Othello: whose turn it is, discs on distinct squares, the result."""
+    player, result = states[:, 0], states[:, RESULT]
+    over = player == TERMINAL
+    return kernels.first_row_problem("Othello", (
+        (~over & (player != 0) & (player != 1), "the player to move is not 0 (black), 1 (white) or TERMINAL (-4)"),
+        ((states[:, DISCS] & states[:, DISCS + 1]) != 0, "a square holds a black and a white disc"),
+        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
+        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+    ))
+
+
 def initial_array() -> np.ndarray:
     """The starting position, black to move (a fresh array)."""
     state = np.zeros(STATE_SIZE, np.int64)

@@ -60,6 +60,23 @@ def initial_array() -> np.ndarray:
     return state
 
 
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Tic-Tac-Toe: marks, counts, the side to move and the result of
+    a position the kernels can play from."""
+    player, result, moves = states[:, 0], states[:, RESULT], states[:, MOVES]
+    cells = states[:, CELLS : CELLS + 9]
+    x, o = (cells == 1).sum(axis=1), (cells == 2).sum(axis=1)
+    over = player == TERMINAL
+    return kernels.first_row_problem("Tic-Tac-Toe", (
+        (((cells < 0) | (cells > 2)).any(axis=1), "a cell is not 0 (empty), 1 (X) or 2 (O)"),
+        ((x - o < 0) | (x - o > 1), "X moves first, so X has as many marks as O or one more"),
+        (moves != x + o, "its move count is not the number of marks"),
+        (~over & (player != x - o), "the player to move is not the one whose turn the marks say (or TERMINAL, -4)"),
+        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
+        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+    ))
+
+
 @njit(cache=True)
 def _winner(state):
     for k in range(8):

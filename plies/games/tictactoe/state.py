@@ -22,7 +22,7 @@ class TicTacToeState(GameState):
 
     def __init__(self, array: np.ndarray | None = None, **options: Any) -> None:
         check_options("tictactoe", options, ())
-        super().__init__(rules.initial_array() if array is None else array)
+        super().__init__(rules.initial_array() if array is None else self.game.checked_state(array))
 
     num_players = 2  # type: ignore[assignment]
     num_actions = rules.NUM_ACTIONS  # type: ignore[assignment]
@@ -124,6 +124,7 @@ GAME = Game(
     num_players=2,
     num_actions=rules.NUM_ACTIONS,
     undo_size=1,
+    check_rows=rules.check_rows,
     encode=features.encode,
     features_into=features.features_into,
     net_value=features.net_value,
