@@ -83,6 +83,10 @@ class GameState:
         def build(klass, *args: Any, **kwargs: Any) -> GameState:
             state = original(klass, *args, **kwargs)
             state.refresh()
+            # a position read from text is one the kernels can play from, as a user's array must be
+            problem = klass.game.rows_problem(state._s[None]) if name == "from_string" else None
+            if problem:
+                raise ValueError(f"{problem} (from the position {args[0] if args else kwargs.get('text')!r})")
             return state
 
         build.__doc__ = original.__doc__

@@ -14,6 +14,7 @@ Point numbers in the diagrams (7-row form of ``to_string``)::
 import numpy as np
 import pytest
 
+import plies
 from plies.games.kernels import TERMINAL
 from plies.games.nine_mens_morris import NineMensMorrisState as S
 from plies.games.nine_mens_morris import rules
@@ -387,3 +388,20 @@ def test_hash_changes_when_history_can_change_the_value():
     at = {q: S.from_string(REPEATING.replace("W to move", f"W to move, quiet {q}")).hash()
           for q in (10, 20, 90, 95)}
     assert at[10] == at[20] == fresh and at[90] != at[95] and at[90] != fresh
+
+
+@pytest.mark.parametrize("options", [dict(repetition=2, turn_cap=30), dict(repetition=4, no_mill=20, flying=False)])
+def test_the_contract_holds_under_other_draw_rules_and_the_text_keeps_them(options):
+    from plies.testing import check_game
+
+    assert check_game("nine_mens_morris", games=4, seed=11, max_plies=400, batch_steps=10, **options)["games"] == 4
+    state = plies.new_state("nine_mens_morris", **options)
+    text = state.to_string()
+    assert "options " in text.splitlines()[-1]
+    read = S.from_string(text)
+    assert read.options == state.options and np.array_equal(read.encode(), state.encode())
+    assert "options" not in plies.new_state("nine_mens_morris").to_string()  # the defaults: no item
+    with pytest.raises(ValueError, match="disagree with the options given"):
+        S.from_string(text, turn_cap=7)
+    with pytest.raises(ValueError, match="unknown option"):
+        S.from_string(text.replace("options ", "options wizard=2 "))

@@ -51,7 +51,7 @@ SCHEMA = SlotSchema(
     Slot("board_hash", 1, "Zobrist key of the stones (kept incrementally)"),
     Slot("hist_len", 1, "entries in the key stack"),
     Slot("seg_start", 1, "first stack entry since the last irreversible turn"),
-    Slot("threats", 1, "XOR of the keys whose next occurrence is a draw by repetition"),
+    Slot("threats", 1, "XOR of the keys whose next occurrence is a draw by repetition (0 once the game is over)"),
     Slot("opt_flying", 1, "option: 1 if a player with 3 stones (none in hand) may fly"),
     Slot("opt_repetition", 1, "option: draw when a position occurs the n-th time (0 = off)"),
     Slot("opt_no_mill", 1, "option: draw after n turns without a removal (0 = off)"),
@@ -208,6 +208,7 @@ def initial_array(flying: bool, repetition: int, no_mill: int, turn_cap: int) ->
     state = empty_array(flying, repetition, no_mill, turn_cap)
     state[HAND] = state[HAND + 1] = NUM_STONES
     start_segment(state)
+    settle(state)  # as after any turn: with repetition=2 the start is already one occurrence from a draw
     return state
 
 
@@ -292,6 +293,7 @@ def settle(state):
     if state[HAND + seat] + state[ON_BOARD + seat] < 3 or not has_move(state, seat):
         state[RESULT] = other
         state[TO_MOVE] = TERMINAL
+        state[THREATS] = 0  # a finished game has no draw pending (its text carries none)
         return
     draw = False
     repetition = state[OPT_REPETITION]
@@ -316,6 +318,7 @@ def settle(state):
     if draw:
         state[RESULT] = DRAW
         state[TO_MOVE] = TERMINAL
+        state[THREATS] = 0
 
 
 @njit(cache=True)

@@ -166,6 +166,9 @@ class NineMensMorrisState(GameState):
         if self.is_terminal():
             result = s[rules.RESULT]
             items.append("draw" if result == rules.DRAW else f"{SEATS[result]} wins")
+        rules_in_play = self.options
+        if rules_in_play != _options({}):  # the text must not lose them: they change the game
+            items.append("options " + " ".join(f"{k}={int(v)}" for k, v in rules_in_play.items()))
         return ", ".join(items)
 
     def to_string(self) -> str:
@@ -203,7 +206,6 @@ class NineMensMorrisState(GameState):
         read too. Defaults: White to move, nothing in hand, turn 0.
         """
         check_options("nine_mens_morris", options, OPTIONS)
-        opts = _options(options)
         cells: list[str] = []
         status_lines: list[str] = []
         for line in text.splitlines():
@@ -220,6 +222,10 @@ class NineMensMorrisState(GameState):
                 f"got {text!r})"
             )
         fields = _parse_status(status_lines, text)
+        written = fields.get("options", {})
+        opts = _options({**written, **options})
+        if written and opts != _options(written):
+            raise ValueError(f"the position's options {written} disagree with the options given, {options} ({text!r})")
         state = cls._from_array(rules.empty_array(**opts))
         s = state._s
         for p, ch in enumerate(cells):
@@ -256,6 +262,7 @@ class NineMensMorrisState(GameState):
         if result is not None:
             s[rules.RESULT] = result
             s[rules.TO_MOVE] = TERMINAL
+            s[rules.THREATS] = 0  # as settle leaves a finished game: no draw pending
         elif not s[rules.REMOVING]:
             rules.settle(s)  # the top key's turn end: repetition threats, and whether it is over
         return state
@@ -338,6 +345,15 @@ def _parse_status(lines: list[str], text: str) -> dict[str, Any]:
             fields["removing"] = True
         elif m := re.fullmatch(r"history((?:\s+[0-9a-f]{16})+)", low):
             fields["history"] = [_signed(int(key, 16)) for key in m.group(1).split()]
+        elif m := re.fullmatch(r"options((?:\s+[a-z_]+=\d+)+)", low):
+            pairs = dict(pair.split("=") for pair in m.group(1).split())
+            unknown = sorted(set(pairs) - set(OPTIONS))
+            if unknown:
+                raise ValueError(f"unknown option(s) {', '.join(unknown)} in the Nine Men's Morris position {text!r}; "
+                                 f"options: {', '.join(OPTIONS)}")
+            if any(len(value) > 7 for value in pairs.values()):
+                raise ValueError(f"an option's value is too large in {text!r} (at most {rules.MAX_OPTION})")
+            fields["options"] = {key: int(value) for key, value in pairs.items()}
         elif low.startswith("num men:"):
             continue  # implied by the board and the stones in hand
         elif low in ("w wins", "b wins"):
