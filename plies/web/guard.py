@@ -16,8 +16,10 @@ from plies.agents.specs import check_untrusted, parse_spec
 MAX_BODY = 64 * 1024
 """Bytes a request body may have (a move or a new game takes well under 1 KB)."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-DEFAULT_LIMITS = {"depth": 6, "simulations": 20_000, "max_attacks": 8}
-"""The largest value of each search parameter an agent built from a web request may have
+DEFAULT_LIMITS = {"depth": 6, "simulations": 20_000, "max_attacks": 8, "tt_bits": 20, "time_limit": 30,
+                  "budget": 30}
+"""The largest value of each cost parameter an agent built from a web request may have: search
+size, a transposition table of 2**tt_bits entries (48 bytes each), seconds a move
 (``plies serve --limit KEY=VALUE`` changes them)."""
 
 

@@ -55,6 +55,10 @@ def test_search_limits_for_request_agents(client):
     assert answer.status_code == 400 and "limit" in answer.json()["error"]
     answer = client.post("/api/games", json={"game": "tictactoe", "seats": ["human", "alphabeta:depth=2"]})
     assert answer.status_code == 201
+    for costly in ("alphabeta:depth=1,tt_bits=29", "alphabeta:depth=1,time_limit=3600",
+                   "solver:budget=600"):  # 24 GiB of table; an hour a move
+        answer = client.post("/api/games", json={"game": "connect_four", "seats": ["human", costly]})
+        assert answer.status_code == 400 and "limit" in answer.json()["error"], costly
 
 
 def test_foreign_hosts_and_large_bodies_are_refused(client):
