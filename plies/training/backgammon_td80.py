@@ -32,7 +32,7 @@ from plies.training.common import (
     MetricsLog,
     load_checkpoint,
     plot_curve,
-    restore_rng_states,
+    resume_from,
     save_checkpoint,
     save_weights,
     seed_everything,
@@ -176,10 +176,7 @@ def train(args: argparse.Namespace) -> dict:
     progress = {"games": 0, "step": 0, "seconds": 0.0, "moves": 0}
     if args.resume and checkpoint.exists():
         payload = load_checkpoint(checkpoint, GAME, ARCH, arch_config)
-        model.load_state_dict(payload["state_dict"])
-        optimizer.load_state_dict(payload["optimizer"])
-        restore_rng_states(payload["rng"], rng)
-        progress = payload["progress"]
+        progress = resume_from(payload, checkpoint, model, optimizer, rng, progress, "games")
         config = {**payload["config"], "games": args.games}
         if args.lr != config["lr"]:
             # a new step size from here on (e.g. a lower one to finish): recorded in the config

@@ -70,6 +70,37 @@ def load_checkpoint(path: str | Path, game: str, arch: str,
     return payload
 
 
+def resume_from(payload: dict[str, Any], path: str | Path, model, optimizer, rng: np.random.Generator,
+                template: dict[str, Any], step_field: str) -> dict[str, Any]:
+    """Put a checkpoint's weights, optimizer and generators into a run, and return its progress
+    checked against ``template`` (a fresh run's): each of its counters a number >= 0 of the same
+    kind, the step counter present (others missing get the template's value). A checkpoint whose
+    parts do not fit is a DamagedFileError, raised before the run touches any of its files."""
+    progress = payload["progress"]
+    if not isinstance(progress, dict) or step_field not in progress:
+        raise DamagedFileError(f"damaged checkpoint {path}: its progress has no {step_field!r} counter")
+    progress = {**template, **progress}
+    for key, fresh in template.items():
+        value = progress[key]
+        if isinstance(fresh, (int, float)) and not isinstance(fresh, bool):
+            kinds = (int,) if isinstance(fresh, int) else (int, float)
+            if not isinstance(value, kinds) or isinstance(value, bool) or not np.isfinite(value) or value < 0:
+                raise DamagedFileError(f"damaged checkpoint {path}: its progress {key!r} is {value!r}, "
+                                       f"not a {'whole ' if kinds == (int,) else ''}number >= 0")
+        elif isinstance(fresh, dict) and not isinstance(value, dict):
+            raise DamagedFileError(f"damaged checkpoint {path}: its progress {key!r} is not a table")
+    try:
+        model.load_state_dict(payload["state_dict"])
+        if optimizer is not None:
+            optimizer.load_state_dict(payload["optimizer"])
+        restore_rng_states(payload["rng"], rng)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise DamagedFileError(f"damaged checkpoint {path}: {type(err).__name__}: {str(err)[:300]}") from err
+    if not all(bool(t.isfinite().all()) for t in model.state_dict().values() if t.is_floating_point()):
+        raise DamagedFileError(f"damaged checkpoint {path}: its weights are not all finite")
+    return progress
+
+
 def save_weights(model, path: str | Path, card: dict[str, Any]) -> None:
     """Shipped weights (network only, a few hundred KB) and their card ``<path>.json``."""
     path = Path(path)

@@ -74,7 +74,7 @@ from plies.training.common import (
     RoundRunner,
     load_checkpoint,
     plot_curve,
-    restore_rng_states,
+    resume_from,
     save_checkpoint,
     save_weights,
     seed_everything,
@@ -370,10 +370,8 @@ class Run:
 
     def load(self) -> None:
         payload = load_checkpoint(self.checkpoint_path, self.game.id, self.recipe.arch, self.arch_config)
-        self.model.load_state_dict(payload["state_dict"])
-        self.optimizer.load_state_dict(payload["optimizer"])
-        restore_rng_states(payload["rng"], self.rng)
-        self.progress = payload["progress"]
+        self.progress = resume_from(payload, self.checkpoint_path, self.model, self.optimizer, self.rng,
+                                    self.recipe.new_progress(), self.recipe.step_field)
         self.config = self.recipe.resumed_config(self, payload["config"])
 
     def set_lr(self, lr: float) -> None:

@@ -311,6 +311,35 @@ def test_a_damaged_replay_stops_the_resume(tmp_path):
         engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
 
 
+def test_a_checkpoint_whose_parts_do_not_fit_stops_the_resume_before_the_metrics_change(tmp_path):
+    from plies.files import load_torch, save_torch
+
+    engine.train("tictactoe", _args(tmp_path, 2))
+    checkpoint, metrics = tmp_path / "checkpoint.pt", tmp_path / "metrics.csv"
+    good, rows = load_torch(checkpoint, "checkpoint"), metrics.read_bytes()
+
+    def progress(value):
+        return lambda p: p["progress"].update({key: value for key in p["progress"] if key != "figures"})
+
+    for change, message in (
+        (progress(-5), "progress 'round' is -5"), (progress(2.5), "not a whole number"),
+        (lambda p: p.update(progress={}), "no 'round' counter"),
+        (lambda p: p["rng"].update(torch=torch.zeros(3, dtype=torch.uint8)), "damaged checkpoint"),
+        (lambda p: p["state_dict"].update({k: v[:1] for k, v in list(p["state_dict"].items())[:1]}), "size mismatch"),
+        (lambda p: next(iter(p["state_dict"].values())).fill_(float("nan")), "not all finite"),
+    ):
+        payload = {**good, "progress": dict(good["progress"]), "rng": dict(good["rng"]),
+                   "state_dict": {k: v.clone() for k, v in good["state_dict"].items()}}
+        change(payload)
+        save_torch(payload, checkpoint, "checkpoint")
+        with pytest.raises(DamagedFileError, match=message):
+            engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
+        assert metrics.read_bytes() == rows  # nothing the run wrote was cut back
+    save_torch(good, checkpoint, "checkpoint")
+    engine.train("tictactoe", _args(tmp_path, 3, "--resume"))
+    assert len(metrics.read_text().splitlines()) == 4
+
+
 @pytest.mark.parametrize("game,least", [("connect_four", 7), ("othello", 7), ("nine_mens_morris", 7),
                                         ("tictactoe", 6)])  # Tic-Tac-Toe: random play draws some
 def test_the_shipped_network_plays_its_game(game, least):
