@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +14,8 @@ from pathlib import Path
 from plies.agents.specs import UntrustedSpecError, available_agents, check_untrusted, describe
 from plies.agents.specs import make as make_agent
 from plies.games.registry import DEMO_GAME, game_ids, get_game
+
+MIN_FPS, MAX_FPS = 0.01, 100  # a GIF frame lasts 10 ms to 100 s
 
 DEFAULT_TOURNAMENT = {
     "game": DEMO_GAME,
@@ -205,6 +209,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     _check_game(args.game)
     if args.record and not args.record.lower().endswith(".gif"):
         raise ValueError(f"--record writes GIF files; give a name ending in .gif, not {args.record!r}")
+    if args.record:  # checked before the game: a replay refused after it would be lost
+        if not (math.isfinite(args.fps) and MIN_FPS <= args.fps <= MAX_FPS):
+            raise ValueError(f"--fps must be a number from {MIN_FPS} to {MAX_FPS}, not {args.fps}")
+        folder = os.path.dirname(os.path.abspath(args.record))
+        if not os.path.isdir(folder):
+            raise ValueError(f"--record {args.record}: there is no folder {folder}")
     options = _parse_options(args.option)
     for spec in args.players:  # a bad spec or a game an agent cannot play: refused before the game
         make_agent(spec, game=args.game)

@@ -1,5 +1,6 @@
 import io
 
+import pytest
 from PIL import Image
 
 from plies.agents.human import HumanAgent
@@ -32,6 +33,16 @@ def test_play_command_with_a_human_and_a_replay(tmp_path, monkeypatch, capsys):
 def test_play_rejects_a_replay_name_that_is_not_gif(tmp_path, capsys):
     assert main(["play", "tictactoe", "--players", "random", "random", "--record", str(tmp_path / "a.mp4")]) == 2
     assert "GIF" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fps", ["0", "-1", "1e-9", "nan", "inf"])
+def test_play_refuses_a_replay_speed_before_the_game_not_after(tmp_path, capsys, fps):
+    code = main(["play", "tictactoe", "--players", "random", "random", "--record", str(tmp_path / "a.gif"), "--fps", fps])
+    captured = capsys.readouterr()
+    assert code == 2 and "--fps must be a number from 0.01 to 100" in captured.err
+    assert "result:" not in captured.out  # no game was played to be lost
+    assert main(["play", "tictactoe", "--players", "random", "random", "--record", str(tmp_path / "no" / "a.gif")]) == 2
+    assert "there is no folder" in capsys.readouterr().err
 
 
 def test_play_names_seats_and_refuses_a_wrong_game(capsys):
