@@ -87,6 +87,8 @@ class TranspositionTable:
             if isinstance(err, FileNotFoundError):
                 raise
             raise ValueError(f"{path} is not a readable plies transposition table ({err})") from err
+        if not isinstance(header, dict):
+            raise ValueError(f"{path} is not a plies transposition table (its header is not a JSON object)")
         if header.get("format") != FORMAT:
             raise ValueError(f"{path} is not a plies transposition table (format {header.get('format')!r})")
         if header.get("version") != VERSION:
@@ -100,12 +102,18 @@ class TranspositionTable:
                 f"{path} was built with {header.get('key_kind')} keys, but this search uses "
                 f"{key_kind} keys (symmetry setting differs)"
             )
-        bits = int(header["bits"])
+        bits, generation = header.get("bits"), header.get("generation", 0)
+        if not (type(bits) is int and 4 <= bits <= 30 and type(generation) is int and generation >= 0
+                and isinstance(header.get("game", ""), str) and header.get("key_kind", "plain") in ("plain", "symmetric")):
+            raise ValueError(f"{path} is corrupt: its header's bits (4 to 30), generation, game or key kind is not valid")
         if keys.shape != (1 << bits,) or meta.shape != (1 << bits, 4) or values.shape != keys.shape:
             raise ValueError(f"{path} is corrupt: array shapes do not match its header")
+        if keys.dtype.kind not in "iu" or meta.dtype.kind not in "iu" or values.dtype.kind != "f" \
+                or not np.isfinite(values).all():
+            raise ValueError(f"{path} is corrupt: its keys and slots are not integers, or its values not finite numbers")
         table = cls(bits, header.get("game", ""), header.get("key_kind", "plain"))
         table.keys[:] = keys
         table.values[:] = values
         table.meta[:] = meta
-        table.generation = int(header.get("generation", 0))
+        table.generation = generation
         return table

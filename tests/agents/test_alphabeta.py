@@ -122,6 +122,24 @@ def test_corrupt_or_foreign_table_files_are_refused(tmp_path):
         TranspositionTable.load(tmp_path / "c4.table", game="tictactoe")
     with pytest.raises(ValueError, match="symmetric keys|symmetry"):
         TranspositionTable.load(tmp_path / "c4.table", key_kind="symmetric")
+    # a header or arrays that are not what save writes: a ValueError, not an AttributeError
+    import json
+
+    with np.load(tmp_path / "c4.table") as data:
+        arrays = {k: data[k] for k in data.files}
+    header = json.loads(bytes(arrays["header"]).decode())
+    for change, message in (({"header": [1]}, "header is not a JSON object"),
+                            ({"header": {**header, "bits": 40}}, "bits"),
+                            ({"header": {**header, "bits": "8"}}, "bits"),
+                            ({"values": np.full(256, np.nan)}, "not finite"),
+                            ({"keys": arrays["keys"].astype(float)}, "not integers")):
+        edited = dict(arrays)
+        for key, value in change.items():
+            edited[key] = np.frombuffer(json.dumps(value).encode(), np.uint8) if key == "header" else value
+        with open(bad, "wb") as handle:
+            np.savez(handle, **edited)
+        with pytest.raises(ValueError, match=message):
+            TranspositionTable.load(bad)
 
 
 def test_seeded_tie_breaks_vary_with_the_seed_and_repeat_with_it():
