@@ -15,6 +15,8 @@ from plies.games.state import GameState
 POLICY_KEYWORDS = {"net_arch", "ortho_init", "share_features_extractor", "normalize_images"}
 """The policy_kwargs a model file may set: plain JSON values (anything else would be pickled)."""
 MAX_UNITS = 4096
+MAX_INPUTS = 1_000_000
+MAX_PARAMETERS = 50_000_000
 MAX_LAYERS = 16
 
 
@@ -69,6 +71,9 @@ def load_model(path: str) -> _MaskablePolicy:
         raise refuse(f"its policy_kwargs may hold only plain {', '.join(sorted(POLICY_KEYWORDS))} "
                      "(other keywords are stored pickled, which plies does not unpickle)")
     _check_net_arch(kwargs.get("net_arch"), refuse)
+    inputs = int(np.prod(shape))
+    if inputs > MAX_INPUTS or _parameter_count(inputs, actions, kwargs.get("net_arch")) > MAX_PARAMETERS:
+        raise refuse(f"its network would have more than {MAX_INPUTS:,} inputs or {MAX_PARAMETERS:,} weights")
     for flag in POLICY_KEYWORDS - {"net_arch"}:
         if flag in kwargs and not isinstance(kwargs[flag], bool):
             raise refuse(f"its policy_kwargs {flag} is not true or false")
@@ -82,6 +87,18 @@ def load_model(path: str) -> _MaskablePolicy:
         raise refuse("its weights are not all finite")
     network.set_training_mode(False)
     return _MaskablePolicy(network)
+
+
+def _parameter_count(inputs: int, actions: int, net_arch: object) -> int:
+    """About how many weights the policy the JSON describes holds (built only if not too many)."""
+    if net_arch is None:
+        net_arch = [64, 64]  # MaskableActorCriticPolicy's default for vector observations
+    branches = [net_arch.get("pi", []), net_arch.get("vf", [])] if isinstance(net_arch, dict) else [net_arch, net_arch]
+    total = 0
+    for layers, out in zip(branches, (actions, 1)):
+        sizes = [inputs, *layers, out]
+        total += sum(a * b for a, b in zip(sizes, sizes[1:]))
+    return total
 
 
 def _check_net_arch(net_arch: object, refuse) -> None:

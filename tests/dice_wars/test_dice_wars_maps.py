@@ -107,7 +107,7 @@ def test_options_for_areas_and_grid(generator):
         generate_map(np.random.default_rng(0), num_areas=40, rows=10, cols=10, generator=generator)
     # room for the cells but not for growing them: refused before any try (each try of 256
     # areas takes a tenth of a second, and every one failed)
-    with pytest.raises(ValueError, match="growing them needs 2 times their cells"):
+    with pytest.raises(ValueError, match="growing them needs 1.5 times their cells"):
         generate_map(np.random.default_rng(0), num_areas=256, rows=64, cols=64, generator=generator)
 
 

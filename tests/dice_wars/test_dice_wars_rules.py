@@ -218,7 +218,7 @@ def test_observation_and_render():
 def test_default_constructor_and_options():
     assert DiceWarsState().to_string() == DiceWarsState().to_string()
     small = DiceWarsState.initial(np.random.default_rng(0), num_players=2, num_areas=6,
-                                  rows=10, cols=15)
+                                  rows=10, cols=12)
     assert small.num_areas == 6 and small.num_players == 2
     custom = DiceWarsState.initial(np.random.default_rng(0), adjacency=[[1], [2], [3], []])
     assert custom.adjacency == ((1,), (0, 2), (1, 3), (2,)) and custom.cells is None

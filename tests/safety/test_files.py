@@ -288,15 +288,43 @@ def test_a_stop_held_during_a_write_stays_ignored_where_it_was_ignored(tmp_path)
     assert (tmp_path / "w.bin").read_bytes() == b"first half second half"
 
 
-def test_an_sb3_model_file_is_read_without_running_code_from_it(tmp_path):
+@pytest.fixture(scope="module")
+def sb3_model(tmp_path_factory):
+    """A small MaskablePPO model of Tic-Tac-Toe, saved by Stable-Baselines3."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from plies.envs.vector.sb3 import VecEnv
+
+    torch.set_num_threads(1)
+    env = VecEnv("tictactoe", 4, seat=-1, seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, n_epochs=1, seed=0,
+                                    device="cpu", policy_kwargs={"net_arch": [16]})
+    model.learn(64)
+    path = tmp_path_factory.mktemp("sb3") / "model.zip"
+    model.save(path)
+    return path
+
+
+def with_data(source, target, change):
+    """A copy of a model file with ``change`` applied to its JSON data."""
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            content = old.read(name)
+            if name == "data":
+                data = json.loads(content)
+                change(data)
+                content = json.dumps(data).encode()
+            new.writestr(name, content)
+    return target
+
+
+def test_an_sb3_model_file_is_read_without_running_code_from_it(tmp_path, sb3_model):
     """Stable-Baselines3's own load unpickles the file's stored objects; plies reads only its
     JSON and weights, so a crafted file cannot run code (here: create a marker file)."""
-    pytest.importorskip("sb3_contrib")
     import base64
-    import json
-    import os
     import pickle
-    import zipfile
 
     from plies.agents.specs import make
 
@@ -306,54 +334,34 @@ def test_an_sb3_model_file_is_read_without_running_code_from_it(tmp_path):
         def __reduce__(self):
             return (os.system, (f"touch {marker}",))
 
-    crafted = base64.b64encode(pickle.dumps(Payload())).decode()
-    for key in ("policy_class", "observation_space", "lr_schedule"):
-        evil = tmp_path / f"{key}.zip"
-        with zipfile.ZipFile(evil, "w") as archive:
-            archive.writestr("data", json.dumps({key: {":serialized:": crafted}}))
-            archive.writestr("policy.pth", b"")
-        with pytest.raises(ValueError, match="not a MaskablePPO model"):
+    crafted = {":serialized:": base64.b64encode(pickle.dumps(Payload())).decode()}
+    for key in ("policy_class", "observation_space", "lr_schedule", "policy_kwargs"):
+        evil = with_data(sb3_model, tmp_path / f"{key}.zip", lambda data, key=key: data.update({key: dict(crafted)}))
+        try:  # the weights are real, so only what the JSON holds decides
             make(f"sb3:path={evil}", game="tictactoe")
-        assert not marker.exists()
+        except ValueError as err:
+            assert "not a MaskablePPO model" in str(err)
+        assert not marker.exists(), key
 
 
-def test_an_sb3_model_plays_as_stable_baselines3_loads_it(tmp_path):
+def test_an_sb3_model_plays_as_stable_baselines3_loads_it(tmp_path, sb3_model):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    import torch
 
     import plies
     from plies.agents.sb3_policy import SB3PolicyAgent
-    from plies.envs.vector.sb3 import VecEnv
 
-    torch.set_num_threads(1)
-    env = VecEnv("tictactoe", 4, seat=-1, seed=0)
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, n_epochs=1, seed=0,
-                                    device="cpu", policy_kwargs={"net_arch": [16]})
-    model.learn(64)
-    path = tmp_path / "model.zip"
-    model.save(path)
-    ours, theirs = SB3PolicyAgent(path=str(path)), SB3PolicyAgent(model=sb3_contrib.MaskablePPO.load(path, device="cpu"))
+    ours = SB3PolicyAgent(path=str(sb3_model))
+    theirs = SB3PolicyAgent(model=sb3_contrib.MaskablePPO.load(sb3_model, device="cpu"))
     state = plies.new_state("tictactoe")
     while not state.is_terminal():
         action = ours.act(state)
         assert action == theirs.act(state)
         state.apply(action)
-    for change in ({"net_arch": [17]}, {"activation_fn": "relu"}):  # weights that do not fit; a pickled keyword
-        with pytest.raises(ValueError, match="not a MaskablePPO model"):
-            SB3PolicyAgent(path=str(with_policy_kwargs(path, tmp_path / "changed.zip", change)))
-
-
-def with_policy_kwargs(source, target, kwargs):
-    """A copy of a model file with its policy_kwargs replaced."""
-    import json
-    import zipfile
-
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
-        for name in old.namelist():
-            content = old.read(name)
-            if name == "data":
-                data = json.loads(content)
-                data["policy_kwargs"] = kwargs
-                content = json.dumps(data).encode()
-            new.writestr(name, content)
-    return target
+    for change, message in (
+        (lambda d: d.update(policy_kwargs={"net_arch": [17]}), "do not fit"),
+        (lambda d: d.update(policy_kwargs={"activation_fn": "relu"}), "policy_kwargs may hold only"),
+        (lambda d: d["observation_space"].update(_shape=[10**6, 10**6]), "more than 1,000,000 inputs"),
+        (lambda d: d.update(policy_kwargs={"net_arch": [4096] * 16}), "50,000,000 weights"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            SB3PolicyAgent(path=str(with_data(sb3_model, tmp_path / "changed.zip", change)))

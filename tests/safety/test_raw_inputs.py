@@ -308,15 +308,17 @@ def test_a_dice_wars_adjacency_is_lists_of_area_numbers():
 
     assert map_from_adjacency([[1], [0, 2], [1]]).adjacency == ((1,), (0, 2), (1,))
     assert map_from_adjacency({0: [1], 1: []}).adjacency == ((1,), (0,))
-    for bad, kind, message in (
-        (["12", "0", "0"], TypeError, "area 0's neighbours must be a list"),  # once areas 1 and 2
-        ([[1.0], [0]], TypeError, "must be an integer"),
-        ([[True], [0]], TypeError, "must be an integer"),
-        ("01", TypeError, "adjacency must be a list"),
-        ({0: [1], "1": [0]}, TypeError, "dict key"),
-        ([[1], [5]], ValueError, "areas are 0 to 1"),
+    assert map_from_adjacency({"1": [0], "0": []}).adjacency == ((1,), (0,))  # JSON's keys are strings
+    for bad, message in (
+        (["12", "0", "0"], "area 0's neighbours must be a list"),  # once read as areas 1 and 2
+        ([[1.0], [0]], "must be an integer"),
+        ([[True], [0]], "must be an integer"),
+        ([["1"], [0]], "must be an integer"),
+        ("01", "adjacency must be a list"),
+        ({0: [1], "x": [0]}, "dict key"),
+        ([[1], [5]], "areas are 0 to 1"),
     ):
-        with pytest.raises(kind, match=message):
+        with pytest.raises(ValueError, match=message):  # a ValueError, which the CLI reports as one
             map_from_adjacency(bad)
 
 
@@ -356,4 +358,11 @@ def test_the_row_checks_name_what_is_wrong():
                                                 or r.__setitem__(bg.BOARD + bg.SIDE + 24, 0)
                                                 or r.__setitem__(bg.BOARD + bg.SIDE + 1, 2))
     assert "board hash" in refused("nine_mens_morris", lambda r: r.__setitem__(nmm.BOARD_HASH, 5))
+
+    def dice_wars_over(result):  # a finished game whose result the returns kernel indexes with
+        return lambda r: (r.__setitem__(0, -4), r.__setitem__(dw_rules.PHASE, dw_rules.PHASE_OVER),
+                          r.__setitem__(dw_rules.RESULT, result))
+
+    assert "the result is not a player" in refused("dice_wars", dice_wars_over(10**12))
+    assert refused("dice_wars", dice_wars_over(1)) is None
     assert "key stack" in refused("nine_mens_morris", lambda r: r.__setitem__(nmm.HIST_LEN, r[nmm.HIST_CAP]))

@@ -48,7 +48,7 @@ def encode(states: np.ndarray) -> np.ndarray:
     states = np.ascontiguousarray(states, np.int64)
     if states.ndim != 2 or states.shape[1] != rules.STATE_SIZE:
         raise ValueError(f"Connect Four states are rows of {rules.STATE_SIZE} entries, not shape {states.shape}")
-    problem = rules.check_rows(states)
+    problem = rules.check_sizes(states)  # what the encoder indexes with; not the whole position
     if problem:
         raise ValueError(problem)
     if len(states) and ((states[:, WIDTH] != states[0, WIDTH]).any() or (states[:, HEIGHT] != states[0, HEIGHT]).any()):

@@ -132,9 +132,10 @@ def check_size(width: int, height: int) -> None:
         )
 
 
-def check_rows(states: np.ndarray) -> str | None:
-    """``Game.check_rows`` for Connect Four: every row's board must fit the bitboards (the
-    kernels shift by its width and height) and its weight layers the table."""
+def check_sizes(states: np.ndarray) -> str | None:
+    """What the encoder and the heuristics index with: every row's board must fit the bitboards
+    (the kernels shift by its width and height) and its weight layers the table. Cheap enough
+    for every batch a search or self-play encodes."""
     width, height, layers = states[:, WIDTH], states[:, HEIGHT], states[:, NUM_LAYERS]
     bad = (width < 1) | (height < 1) | (width > 64) | (height > 63) | (width * (height + 1) > 64)
     if bad.any():
@@ -144,6 +145,16 @@ def check_rows(states: np.ndarray) -> str | None:
     bad = (layers < 0) | (layers > MAX_LAYERS)
     if bad.any():
         return f"Connect Four state row {int(np.flatnonzero(bad)[0])}: its weight layers are not 0 to {MAX_LAYERS}"
+    return None
+
+
+def check_rows(states: np.ndarray) -> str | None:
+    """``Game.check_rows`` for Connect Four: the sizes (``check_sizes``), then a position the
+    kernels can play from: stones on the board's cells, stacked, counted, and whose turn."""
+    problem = check_sizes(states)
+    if problem:
+        return problem
+    width, height = states[:, WIDTH], states[:, HEIGHT]
     # the board's cells, one mask per board size in the batch (usually one)
     board = np.zeros(len(states), np.int64)
     for w, h in set(zip(width.tolist(), height.tolist())):

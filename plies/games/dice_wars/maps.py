@@ -10,6 +10,7 @@ generator. docs/dice_wars.md compares the maps they make.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ DEFAULT_ROWS = 28
 DEFAULT_COLS = 32
 DEFAULT_AREAS = 29
 MIN_AREA_SIZE = 12
-GRID_SLACK = 2
+GRID_SLACK = 1.5
 """A grid holds at least this many times the cells of its areas' smallest size: with less, the
-growth leaves gaps no area can start in and fails (measured: at 1.2 every try failed, at 1.5 some,
-at 2 none of 10 tries from 8 to 256 areas; the course's default has 2.5)."""
+growth leaves gaps no area can start in, and with many areas every try fails (measured: at 1.2
+every try failed; at 1.33, 100 or 256 areas failed all their tries, 25 s of them for 256; from
+1.6 on every seed of 6 to 256 areas succeeded; at 1.5 large maps take several tries; the
+course's default has 2.5)."""
 MAX_AREA_SIZE = 18
 MAP_GENERATORS = ("course", "plies")
 DEFAULT_MAP_GENERATOR = "course"
@@ -119,7 +122,7 @@ def generate_plies_map(
     if GRID_SLACK * num_areas * min_size > rows * cols:
         raise ValueError(
             f"{num_areas} areas of at least {min_size} cells do not fit on a {rows}x{cols} grid "
-            f"(growing them needs {GRID_SLACK} times their cells: at least {GRID_SLACK * num_areas * min_size})"
+            f"(growing them needs {GRID_SLACK} times their cells: at least {math.ceil(GRID_SLACK * num_areas * min_size)})"
         )
     neighbours = _neighbour_table(rows, cols)
     for _ in range(max_attempts):
@@ -283,7 +286,7 @@ def _check_course_grid(num_areas: int, rows: int, cols: int) -> None:
     if GRID_SLACK * num_areas * MIN_AREA_SIZE > rows * cols:
         raise ValueError(
             f"{num_areas} areas of at least {MIN_AREA_SIZE} cells do not fit on a {rows}x{cols} grid "
-            f"(growing them needs {GRID_SLACK} times their cells: at least {GRID_SLACK * num_areas * MIN_AREA_SIZE})"
+            f"(growing them needs {GRID_SLACK} times their cells: at least {math.ceil(GRID_SLACK * num_areas * MIN_AREA_SIZE)})"
         )
 
 
@@ -404,16 +407,25 @@ def is_connected(adjacency: Sequence[Sequence[int]]) -> bool:
 def map_from_adjacency(adjacency: Sequence[Sequence[int]] | dict[int, Sequence[int]]) -> DiceWarsMap:
     """Check and normalise a custom map: areas 0..n-1, each with the areas it touches.
 
-    Accepts a list of neighbour lists or a dict {area: neighbours}. The relation is made
-    symmetric (listing a border once is enough); self-loops and unknown areas are errors, and
-    the map must be connected."""
+    Accepts a list of neighbour lists or a dict {area: neighbours} (keys may be digit strings,
+    as JSON writes them). The relation is made symmetric (listing a border once is enough);
+    self-loops and unknown areas are errors, and the map must be connected. Every problem is a
+    ValueError (the value came from a user: an option, a request, a file)."""
+    def area_number(value: object, what: str) -> int:
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 4:
+            return int(value)
+        try:
+            return action_index(value, what)
+        except TypeError as err:
+            raise ValueError(str(err)) from None
+
     if isinstance(adjacency, dict):
-        keys = [action_index(k, "an adjacency dict key (an area)") for k in adjacency]
+        keys = [area_number(k, "an adjacency dict key (an area)") for k in adjacency]
         if sorted(keys) != list(range(len(keys))):
             raise ValueError(f"adjacency dict keys must be the areas 0..n-1, got {sorted(keys)}")
-        adjacency = [adjacency[k] for k in range(len(keys))]
+        adjacency = [neighbours for _, neighbours in sorted(zip(keys, adjacency.values()), key=lambda kv: kv[0])]
     if isinstance(adjacency, (str, bytes)) or not isinstance(adjacency, (Sequence, np.ndarray)):
-        raise TypeError(f"adjacency must be a list of neighbour lists or a dict, got {type(adjacency).__name__}")
+        raise ValueError(f"adjacency must be a list of neighbour lists or a dict, got {type(adjacency).__name__}")
     n = len(adjacency)
     if n < 2:
         raise ValueError(f"a map needs at least 2 areas, got {n}")
@@ -421,9 +433,11 @@ def map_from_adjacency(adjacency: Sequence[Sequence[int]] | dict[int, Sequence[i
     for a, neigh in enumerate(adjacency):
         # a string would be read character by character ('12' as areas 1 and 2)
         if isinstance(neigh, (str, bytes)) or not isinstance(neigh, (Sequence, np.ndarray, set, frozenset)):
-            raise TypeError(f"area {a}'s neighbours must be a list of area numbers, got {neigh!r}")
+            raise ValueError(f"area {a}'s neighbours must be a list of area numbers, got {neigh!r}")
         for b in neigh:
-            b = action_index(b, f"a neighbour of area {a}", f" in 0..{n - 1}")
+            if isinstance(b, str):  # only keys may be digit strings; a neighbour "1" is a mistake
+                raise ValueError(f"a neighbour of area {a} must be an integer in 0..{n - 1}, got {b!r} (str)")
+            b = area_number(b, f"a neighbour of area {a}")
             if not 0 <= b < n:
                 raise ValueError(f"area {a} lists neighbour {b}; areas are 0 to {n - 1}")
             if b == a:

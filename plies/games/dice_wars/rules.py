@@ -641,6 +641,7 @@ ROW_PROBLEMS = (
     "a neighbour is not an area of the map",
     "the pending battle's areas are not areas of the map",
     "the player slot is not the seat whose turn it is (move), CHANCE (battle, reinforce) or TERMINAL (over)",
+    "the result is not a player or -2 (cancelled) once the game is over, or -1 (running) before",
 )
 
 
@@ -679,6 +680,10 @@ def row_problem_code(states):
         expected = s[TURN] if s[PHASE] == PHASE_MOVE else (TERMINAL if s[PHASE] == PHASE_OVER else CHANCE)
         if s[0] != expected:
             return 10, b
+        result = s[RESULT]
+        if (s[PHASE] == PHASE_OVER) != (result == CANCELLED or 0 <= result < players) or \
+                (s[PHASE] != PHASE_OVER and result != ONGOING):
+            return 11, b
     return 0, -1
 
 
