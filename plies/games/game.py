@@ -233,10 +233,7 @@ class Game:
         row = np.asarray(array)
         if row.ndim != 1:
             raise ValueError(f"a {self.title} state array is 1-d, not shape {row.shape}")
-        problem = self.rows_problem(row[None])
-        if problem:
-            raise ValueError(problem)
-        return np.ascontiguousarray(row, np.int64)
+        return self.checked_rows(row[None])[0]
 
     def __post_init__(self) -> None:
         if self.default_heuristic and self.default_heuristic not in self.heuristics:

@@ -269,6 +269,17 @@ def first_row_problem(title: str, checks: Sequence[tuple[np.ndarray, str]]) -> s
     return None
 
 
+def two_player_result_checks(to_move: np.ndarray, result: np.ndarray,
+                              draws: bool = True) -> list[tuple[np.ndarray, str]]:
+    """``first_row_problem`` checks of a two-player game's result slot: ONGOING, a seat or (with
+    ``draws``) NO_WINNER, and ONGOING exactly while the player slot is not TERMINAL."""
+    allowed = (ONGOING, 0, 1, NO_WINNER) if draws else (ONGOING, 0, 1)
+    names = "-1 (running), 0, 1 or -2 (a draw)" if draws else "-1 (running), 0 or 1"
+    return [(~np.isin(result, allowed), f"the result is not {names}"),
+            ((to_move == TERMINAL) == (result == ONGOING),
+             "the player slot and the result disagree on whether the game is over")]
+
+
 def popcounts(bitboards: np.ndarray) -> np.ndarray:
     """Set bits of each int64 (numpy before 2.0 has no ``bitwise_count``)."""
     flat = np.ascontiguousarray(bitboards, np.int64).reshape(-1)

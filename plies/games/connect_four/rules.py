@@ -173,8 +173,7 @@ def check_rows(states: np.ndarray) -> str | None:
         ((nx - no < 0) | (nx - no > 1), "X moves first, so X has as many stones as O or one more"),
         (states[:, MOVES] != nx + no, "its move count is not the number of stones"),
         (~over & (player != nx - no), "the player to move is not the one whose turn the stones say (or TERMINAL, -4)"),
-        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
-        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+        *kernels.two_player_result_checks(player, result),
     ))
 
 

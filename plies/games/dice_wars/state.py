@@ -444,10 +444,7 @@ def probability_of_holding_area(state, area: int, player: int, dice: int | None 
     """
     array = getattr(state, "array", None)
     if array is None:  # a raw row from the caller: its values are checked before a kernel reads them
-        array = np.ascontiguousarray(state, np.int64)
-        problem = rules.check_rows(array[None]) if array.ndim == 1 else "a state row is 1-d"
-        if problem:
-            raise ValueError(problem)
+        array = GAME.checked_state(state)
     area = action_index(area, "area")
     num_areas = int(array[rules.NUM_AREAS])
     if not 0 <= area < num_areas:

@@ -179,8 +179,7 @@ def check_rows(states: np.ndarray) -> str | None:
         (~over & (to_move != owner), "the player to move is not the turn's owner (or TERMINAL, -4)"),
         ((states[:, REMOVING] != 0) & (states[:, REMOVING] != 1), "the removal flag is not 0 or 1"),
         ((states[:, TURNS] < 0) | (states[:, QUIET] < 0), "its turn counts are negative"),
-        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
-        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+        *kernels.two_player_result_checks(to_move, result),
         ((states[:, OPT_FLYING] != 0) & (states[:, OPT_FLYING] != 1), "the flying option is not 0 or 1"),
         ((states[:, OPT_REPETITION : OPT_TURN_CAP + 1] < 0).any(axis=1)
          | (states[:, OPT_REPETITION : OPT_TURN_CAP + 1] > MAX_OPTION).any(axis=1)

@@ -190,8 +190,7 @@ def check_rows(states: np.ndarray) -> str | None:
     return kernels.first_row_problem("Othello", (
         (~over & (player != 0) & (player != 1), "the player to move is not 0 (black), 1 (white) or TERMINAL (-4)"),
         ((states[:, DISCS] & states[:, DISCS + 1]) != 0, "a square holds a black and a white disc"),
-        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
-        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+        *kernels.two_player_result_checks(player, result),
     ))
 
 

@@ -72,8 +72,7 @@ def check_rows(states: np.ndarray) -> str | None:
         ((x - o < 0) | (x - o > 1), "X moves first, so X has as many marks as O or one more"),
         (moves != x + o, "its move count is not the number of marks"),
         (~over & (player != x - o), "the player to move is not the one whose turn the marks say (or TERMINAL, -4)"),
-        (~np.isin(result, (ONGOING, 0, 1, DRAW)), "the result is not -1 (running), 0, 1 or -2 (a draw)"),
-        (over == (result == ONGOING), "the player slot and the result disagree on whether the game is over"),
+        *kernels.two_player_result_checks(player, result),
     ))
 
 
