@@ -527,12 +527,14 @@ KEEPS_WORK = ("tournament", "train", "train-policy", "rate")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from plies.evaluation.interrupts import exit_status, sigterm_as_interrupt
+    from plies.evaluation.interrupts import exit_status, remembered_stops, sigterm_as_interrupt
 
-    # SIGTERM stops the commands that keep work as Ctrl-C does: their message, their workers ended
-    stoppable = sigterm_as_interrupt() if args.command in KEEPS_WORK else contextlib.nullcontext()
+    # SIGTERM stops the commands that keep work as Ctrl-C does: their message, their workers ended;
+    # and a stop that compiled code swallowed is raised again by their loops
+    keeps_work = args.command in KEEPS_WORK
     try:
-        with stoppable:
+        with sigterm_as_interrupt() if keeps_work else contextlib.nullcontext(), \
+                remembered_stops() if keeps_work else contextlib.nullcontext():
             return args.func(args)
     except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)

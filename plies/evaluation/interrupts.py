@@ -5,7 +5,9 @@ the worker processes and say how to go on. ``KeyboardInterrupt`` is the path eve
 already handles; ``Terminated`` (SIGTERM: ``kill PID``, ``docker stop``, a batch system's time
 limit) is a ``KeyboardInterrupt`` too, so the same clean-up runs and only the exit status differs.
 A process started in the background by a non-interactive shell (``nohup plies train ... &``)
-begins with Ctrl-C ignored, so SIGTERM is the signal that reaches it."""
+begins with Ctrl-C ignored, so SIGTERM is the signal that reaches it. A stop that compiled code
+swallows (numba calling back into Python, where the handler's exception can be dropped) is raised
+again at the loop's next ``raise_swallowed_stop``."""
 from __future__ import annotations
 
 import contextlib
@@ -17,6 +19,19 @@ from types import FrameType
 
 class Terminated(KeyboardInterrupt):
     """Raised in the main thread by SIGTERM inside ``sigterm_as_interrupt``."""
+
+
+_remembering: list[bool] = []
+"""One entry for each ``remembered_stops`` block the main thread is in."""
+_swallowable: list[type[KeyboardInterrupt]] = []
+"""The stop raised last inside ``remembered_stops``, kept until the block ends: a stop that
+propagates ends the loops that would check it, so one still seen at a check was swallowed."""
+
+
+def _raise_stop(kind: type[KeyboardInterrupt]) -> None:
+    if _remembering:
+        _swallowable[:] = [kind]
+    raise kind()
 
 
 def exit_status(stop: KeyboardInterrupt) -> int:
@@ -43,7 +58,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
     def terminate(signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        raise Terminated()
+        _raise_stop(Terminated)
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
@@ -67,3 +82,35 @@ def sigint_ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    _raise_stop(KeyboardInterrupt)
+
+
+@contextlib.contextmanager
+def remembered_stops() -> Iterator[None]:
+    """Inside the block, the stops raised by Ctrl-C (where Python's own handler is in place) and by
+    ``sigterm_as_interrupt`` are remembered, so that ``raise_swallowed_stop`` in a loop raises a
+    stop again that compiled code dropped. Only the main thread changes handlers; elsewhere, and
+    where someone else's Ctrl-C handler is installed, Ctrl-C goes on as before."""
+    wrap = _in_main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    previous = signal.signal(signal.SIGINT, _interrupt) if wrap else None
+    _remembering.append(True)
+    _swallowable.clear()
+    try:
+        yield
+    finally:
+        _remembering.pop()
+        _swallowable.clear()
+        if wrap:
+            signal.signal(signal.SIGINT, previous)
+
+
+def raise_swallowed_stop() -> None:
+    """Raise again a stop remembered by ``remembered_stops`` that never reached this loop (numba's
+    compiled code, calling back into Python, can drop the exception a signal's handler raised
+    there, and the command would then play on to its end). Cheap: call it once a game or round."""
+    if _swallowable:
+        kind = _swallowable.pop()
+        raise kind()

@@ -63,7 +63,7 @@ from numba import njit, types
 
 from plies.agents.value_net import MLPValueNet, require_torch
 from plies.envs.vector.batch import VectorGame
-from plies.evaluation.interrupts import exit_status
+from plies.evaluation.interrupts import exit_status, raise_swallowed_stop
 from plies.files import DamagedFileError, atomic_write
 from plies.games.game import Game
 from plies.games.kernels import KERNELS_T, TERMINAL, compiled, kernel_refs
@@ -492,6 +492,7 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
         while run.progress[recipe.step_field] < total:
             before = run.progress[recipe.step_field]
             row = recipe.play_round(run)
+            raise_swallowed_stop()  # one that compiled code dropped: the round is not kept
             bar.update(run.progress[recipe.step_field] - before)
             if row is None:
                 continue
