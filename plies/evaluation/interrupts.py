@@ -5,9 +5,8 @@ the worker processes and say how to go on. ``KeyboardInterrupt`` is the path eve
 already handles; ``Terminated`` (SIGTERM: ``kill PID``, ``docker stop``, a batch system's time
 limit) is a ``KeyboardInterrupt`` too, so the same clean-up runs and only the exit status differs.
 A process started in the background by a non-interactive shell (``nohup plies train ... &``)
-begins with Ctrl-C ignored, so SIGTERM is the signal that reaches it. A stop that compiled code
-swallows (numba calling back into Python, where the handler's exception can be dropped) is raised
-again at the loop's next ``raise_swallowed_stop``."""
+begins with Ctrl-C ignored, so SIGTERM is the signal that reaches it. A stop whose exception
+numba's compiled code lost is raised again (``remembered_stops``)."""
 from __future__ import annotations
 
 import contextlib
@@ -90,27 +89,43 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def remembered_stops() -> Iterator[None]:
-    """Inside the block, the stops raised by Ctrl-C (where Python's own handler is in place) and by
-    ``sigterm_as_interrupt`` are remembered, so that ``raise_swallowed_stop`` in a loop raises a
-    stop again that compiled code dropped. Only the main thread changes handlers; elsewhere, and
-    where someone else's Ctrl-C handler is installed, Ctrl-C goes on as before."""
-    wrap = _in_main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    """Inside the block the stops raised by Ctrl-C (where Python's own handler is in place) and by
+    ``sigterm_as_interrupt`` are remembered until they are taken, so that a stop whose exception
+    never arrived is raised again: by ``raise_swallowed_stop`` in a loop, or here, in place of an
+    exception that ends the block while a stop is pending (chained to it).
+
+    Why: numba's compiled code calls back into Python when it unboxes a function passed to it
+    (``numba.core.serialize._numba_unpickle``), and a signal's handler may run there; numba (0.68)
+    does not check that call for an error, so the stop is lost and the search fails a moment later
+    with an unrelated ``TypeError`` (a tournament took it for the agent's forfeit and played on).
+
+    Only the main thread takes part; an inner block leaves the outer one's stop alone."""
+    if not _in_main_thread():
+        yield
+        return
+    outermost = not _remembering
+    wrap = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     previous = signal.signal(signal.SIGINT, _interrupt) if wrap else None
     _remembering.append(True)
-    _swallowable.clear()
+    if outermost:
+        _swallowable.clear()
     try:
         yield
+    except Exception as err:
+        if _swallowable:
+            raise _swallowable.pop()() from err
+        raise
     finally:
         _remembering.pop()
-        _swallowable.clear()
+        if outermost:
+            _swallowable.clear()
         if wrap:
             signal.signal(signal.SIGINT, previous)
 
 
 def raise_swallowed_stop() -> None:
-    """Raise again a stop remembered by ``remembered_stops`` that never reached this loop (numba's
-    compiled code, calling back into Python, can drop the exception a signal's handler raised
-    there, and the command would then play on to its end). Cheap: call it once a game or round."""
-    if _swallowable:
-        kind = _swallowable.pop()
-        raise kind()
+    """Raise a stop remembered by ``remembered_stops`` whose own exception never got here (see
+    there), once. Cheap: long loops call it once a game or round, and before an error is taken
+    for something else (an agent's forfeit)."""
+    if _swallowable and _in_main_thread():
+        raise _swallowable.pop()()

@@ -185,6 +185,7 @@ def play_game(
         try:
             agents.append(make_agent(spec, seed=scheduled.seed + seat, game=config.game))
         except Exception as err:  # a user's factory may raise anything: the game is forfeited
+            raise_swallowed_stop()  # unless the error is a stop that compiled code turned into it
             errors[seat] = f"could not build the agent: {type(err).__name__}: {err}"
             forfeit = seat if forfeit is None else forfeit
             agents.append(None)
@@ -208,6 +209,7 @@ def play_game(
             except AgentTimeout:
                 action = -1  # over the clock: handled below
             except Exception as err:  # whatever a user's agent raises forfeits its game
+                raise_swallowed_stop()  # unless the error is a stop that compiled code turned into it
                 errors[player] = f"{type(err).__name__}: {err}"
                 loop.forfeit(player)
                 break
@@ -300,7 +302,7 @@ def play_games(
     elif workers <= 1 or len(games) <= 1:
         for scheduled in games:
             record = play_game(config, scheduled)
-            raise_swallowed_stop()  # a Ctrl-C that a compiled search dropped: the game is not kept
+            raise_swallowed_stop()  # a stop lost inside a compiled search: the game is not kept
             yield record
     else:
         known = registries()  # users' registered agents and games, sent to every worker

@@ -490,9 +490,10 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
         if recipe.worker is not None:
             run.rounds = RoundRunner(recipe.worker, args.backend, args.workers)
         while run.progress[recipe.step_field] < total:
+            raise_swallowed_stop()  # a stop that compiled code lost (interrupts.remembered_stops)
             before = run.progress[recipe.step_field]
             row = recipe.play_round(run)
-            raise_swallowed_stop()  # one that compiled code dropped: the round is not kept
+            raise_swallowed_stop()
             bar.update(run.progress[recipe.step_field] - before)
             if row is None:
                 continue
@@ -504,6 +505,10 @@ def train(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
             run.save_checkpoint()
             if evaluated:
                 recipe.plot(run)
+        raise_swallowed_stop()
+    except Exception:
+        raise_swallowed_stop()  # the error a lost stop turned into: stop, with the message below
+        raise
     finally:
         bar.close()
         if run.rounds is not None:

@@ -32,6 +32,7 @@ import numpy as np
 
 from plies.agents.evaluator_specs import compiled_network
 from plies.agents.value_net import MLPPolicyNet, require_torch
+from plies.evaluation.interrupts import raise_swallowed_stop
 from plies.games.game import Game
 from plies.games.registry import get_game
 from plies.training.common import save_weights, seed_everything
@@ -178,6 +179,7 @@ def train_policy(args: argparse.Namespace) -> dict[str, Any]:
             "value_network": args.value, "temperature": args.temperature, "self_play_games": args.games,
             "positions": int(len(data["x"])), "training_seconds": round(time.perf_counter() - began, 1),
             "machine": f"{platform.machine()} {platform.processor() or ''}".strip(), **figures}
+    raise_swallowed_stop()  # a stop that compiled code lost: no weights written for a stopped run
     save_weights(model, out, card)
     return card
 

@@ -1,8 +1,12 @@
 """SIGTERM takes Ctrl-C's path: raised as ``Terminated`` inside the block, the old handler back after;
 a stop whose exception was dropped is raised again at the loop's next check."""
 import os
+import re
 import signal
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,20 +143,81 @@ def test_someone_else_s_ctrl_c_handler_is_left_alone():
     assert seen == [signal.SIGINT]
 
 
-def swallows_a_ctrl_c(observation: np.ndarray, mask: np.ndarray) -> int:
+def test_an_error_that_ends_the_block_while_a_stop_is_pending_becomes_the_stop(default_sigterm, python_sigint):
+    with pytest.raises(Terminated) as stopped, sigterm_as_interrupt(), remembered_stops():
+        swallowed(signal.SIGTERM)
+        raise TypeError("what numba raises after losing the stop")
+    assert isinstance(stopped.value.__cause__, TypeError)
+    with pytest.raises(TypeError), remembered_stops():  # an error with no stop behind it stays itself
+        raise TypeError("a bug")
+
+
+def test_an_inner_block_keeps_the_outer_block_s_stop_and_threads_keep_out(python_sigint):
+    def in_thread():
+        with remembered_stops():
+            raise_swallowed_stop()
+
+    with remembered_stops():
+        swallowed(signal.SIGINT)
+        with remembered_stops():
+            pass
+        thread = threading.Thread(target=in_thread)
+        thread.start()
+        thread.join()
+        with pytest.raises(KeyboardInterrupt):
+            raise_swallowed_stop()
+
+
+def loses_a_ctrl_c(observation: np.ndarray, mask: np.ndarray) -> int:
+    """An agent as a compiled search is when Ctrl-C lands in numba's callback: the stop is lost,
+    and the search fails with an unrelated error."""
     swallowed(signal.SIGINT)
-    return int(np.flatnonzero(mask)[0])
+    raise TypeError("_get_wrapper_address() missing 1 required positional argument: 'sig'")
 
 
-def test_a_tournament_stops_after_the_game_whose_agent_swallowed_ctrl_c(python_sigint, tmp_path):
-    register("swallows", from_policy(swallows_a_ctrl_c))
+def test_a_lost_ctrl_c_stops_a_tournament_and_is_not_taken_for_a_forfeit(python_sigint, tmp_path):
+    register("loses", from_policy(loses_a_ctrl_c))
     path = tmp_path / "stopped.sqlite"
     try:
         with pytest.raises(KeyboardInterrupt), remembered_stops():
-            run_tournament("tictactoe", ["swallows", "random"], 10, seed=1, workers=1, results=path, progress=False)
-        # outside remembered_stops the same agent plays the whole tournament: the stop is lost
-        full = run_tournament("tictactoe", ["swallows", "random"], 10, seed=1, workers=1, progress=False)
+            run_tournament("tictactoe", ["loses", "random"], 10, seed=1, workers=1, results=path, progress=False)
+        # without remembered_stops the stop is gone: every game is the agent's forfeit
+        forfeits = run_tournament("tictactoe", ["loses", "random"], 10, seed=1, workers=1, progress=False)
     finally:
-        unregister("swallows")
-    assert len(full.records) == 10  # games=10: the total of the two-agent schedule
-    assert ResultStore(path, ResultStore.read_config(path), resume=True).count() == 0
+        unregister("loses")
+    assert len(forfeits.records) == 10 and all("TypeError" in " ".join(r.errors) for r in forfeits.records)
+    store = ResultStore(path, ResultStore.read_config(path), resume=True)
+    assert store.count() == 0
+    store.close()
+
+
+def run_with_a_lost_ctrl_c(at: int, *args: str) -> subprocess.CompletedProcess:
+    script = Path(__file__).with_name("lost_stop.py")
+    return subprocess.run([sys.executable, str(script), str(at), *args], capture_output=True, text=True,
+                          timeout=300, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def numba_callbacks(stderr: str) -> int:
+    return int(re.search(r"numba callbacks: (\d+)", stderr).group(1))
+
+
+def test_a_ctrl_c_lost_inside_numba_stops_a_tournament(tmp_path):
+    path = tmp_path / "lost.sqlite"
+    args = ["tournament", "--game", "connect_four", "--agents", "random", "alphabeta:depth=3", "--games", "100",
+            "--seed", "4", "--workers", "1", "--quiet", "--results", str(path)]
+    done = run_with_a_lost_ctrl_c(3000, *args)  # about ten games in
+    assert numba_callbacks(done.stderr) >= 3000  # the stop did land inside numba's callback
+    assert done.returncode == 130, done.stderr + done.stdout
+    assert f"interrupted: the finished games are in {path}" in done.stderr and "forfeit" not in done.stdout
+    store = ResultStore(path, ResultStore.read_config(path), resume=True)
+    records = list(store.records())
+    store.close()
+    assert 0 < len(records) < 200 and not any(any(r.errors) for r in records)
+
+
+def test_a_ctrl_c_lost_inside_numba_stops_a_training_run_that_can_resume(tmp_path):
+    done = run_with_a_lost_ctrl_c(40, "train", "tictactoe", "--run", str(tmp_path), "--rounds", "30",
+                                  "--round-games", "20", "--workers", "1", "--eval-every", "1000", "--quiet")
+    assert numba_callbacks(done.stderr) >= 40
+    assert done.returncode == 130, done.stderr
+    assert f"interrupted: the last checkpoint is in {tmp_path}" in done.stderr and "Traceback" not in done.stderr
