@@ -32,11 +32,15 @@ def send_sigterm() -> None:
     signal.raise_signal(signal.SIGTERM)
 
 
+def handler_for_the_test(signum: int, handler):
+    previous = signal.signal(signum, handler)
+    yield
+    signal.signal(signum, previous)
+
+
 @pytest.fixture
 def default_sigterm():
-    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    yield
-    signal.signal(signal.SIGTERM, previous)
+    yield from handler_for_the_test(signal.SIGTERM, signal.SIG_DFL)
 
 
 def test_sigterm_raises_terminated_inside_the_block_and_the_default_comes_back(default_sigterm):
@@ -99,9 +103,7 @@ def swallowed(signum: int) -> None:
 
 @pytest.fixture
 def python_sigint():
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+    yield from handler_for_the_test(signal.SIGINT, signal.default_int_handler)
 
 
 def test_a_swallowed_ctrl_c_is_raised_again_once(python_sigint):
