@@ -203,6 +203,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from plies.agents.specs import make as make_agent
+    from plies.evaluation.interrupts import remembered_stops
     from plies.play.match import Match
     from plies.play.terminal import human_seats_ok, play_in_terminal
 
@@ -223,7 +224,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     frames = []
     record = (lambda state: frames.append(state.render_rgb())) if args.record else None
     try:
-        finished = play_in_terminal(match, show=args.show, on_action=record)
+        with remembered_stops():  # Ctrl-C while an agent's compiled search thinks is Ctrl-C too
+            finished = play_in_terminal(match, show=args.show, on_action=record)
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned")
         return 130
@@ -530,11 +532,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from plies.evaluation.interrupts import exit_status, remembered_stops, sigterm_as_interrupt
 
     # SIGTERM stops the commands that keep work as Ctrl-C does: their message, their workers ended;
-    # and a stop that compiled code swallowed is raised again by their loops
-    keeps_work = args.command in KEEPS_WORK
+    # in every command a stop whose exception compiled code lost is raised again
+    stoppable = sigterm_as_interrupt() if args.command in KEEPS_WORK else contextlib.nullcontext()
     try:
-        with sigterm_as_interrupt() if keeps_work else contextlib.nullcontext(), \
-                remembered_stops() if keeps_work else contextlib.nullcontext():
+        with stoppable, remembered_stops():
             return args.func(args)
     except (ValueError, OSError, ImportError) as err:
         print(f"plies {args.command}: error: {err}", file=sys.stderr)

@@ -223,3 +223,10 @@ def test_a_ctrl_c_lost_inside_numba_stops_a_training_run_that_can_resume(tmp_pat
     assert numba_callbacks(done.stderr) >= 40
     assert done.returncode == 130, done.stderr
     assert f"interrupted: the last checkpoint is in {tmp_path}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_ctrl_c_lost_inside_numba_abandons_a_game_at_the_terminal():
+    done = run_with_a_lost_ctrl_c(200, "play", "connect_four", "--players", "alphabeta:depth=3", "alphabeta:depth=3")
+    assert numba_callbacks(done.stderr) >= 200
+    assert done.returncode == 130, done.stderr
+    assert "interrupted: game abandoned" in done.stdout and "Traceback" not in done.stderr
