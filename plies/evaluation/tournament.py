@@ -21,7 +21,7 @@ from plies.agents.specs import install_registered, picklable_registry
 from plies.agents.specs import make as make_agent
 from plies.agents.wrappers import checked_action
 from plies.envs.loop import GameLoop
-from plies.evaluation.interrupts import raise_swallowed_stop, sigint_ignored
+from plies.evaluation.interrupts import raise_swallowed_stop, remembered_stops, sigint_ignored
 from plies.evaluation.schedules import ScheduledGame, course_schedule
 from plies.evaluation.store import GameRecord, ResultStore
 from plies.games.registry import GameEntry, register_game, state_class
@@ -301,8 +301,9 @@ def play_games(
         yield from _play_with_ray(config, games, workers)
     elif workers <= 1 or len(games) <= 1:
         for scheduled in games:
-            record = play_game(config, scheduled)
-            raise_swallowed_stop()  # a stop lost inside a compiled search: the game is not kept
+            with remembered_stops():  # for callers outside the CLI too; not held across the yield
+                record = play_game(config, scheduled)
+                raise_swallowed_stop()  # a stop lost inside a compiled search: the game is not kept
             yield record
     else:
         known = registries()  # users' registered agents and games, sent to every worker

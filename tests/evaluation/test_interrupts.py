@@ -181,13 +181,10 @@ def test_a_lost_ctrl_c_stops_a_tournament_and_is_not_taken_for_a_forfeit(python_
     register("loses", from_policy(loses_a_ctrl_c))
     path = tmp_path / "stopped.sqlite"
     try:
-        with pytest.raises(KeyboardInterrupt), remembered_stops():
+        with pytest.raises(KeyboardInterrupt):  # from Python too, not only from the CLI
             run_tournament("tictactoe", ["loses", "random"], 10, seed=1, workers=1, results=path, progress=False)
-        # without remembered_stops the stop is gone: every game is the agent's forfeit
-        forfeits = run_tournament("tictactoe", ["loses", "random"], 10, seed=1, workers=1, progress=False)
     finally:
         unregister("loses")
-    assert len(forfeits.records) == 10 and all("TypeError" in " ".join(r.errors) for r in forfeits.records)
     store = ResultStore(path, ResultStore.read_config(path), resume=True)
     assert store.count() == 0
     store.close()
