@@ -20,17 +20,24 @@ class Terminated(KeyboardInterrupt):
     """Raised in the main thread by SIGTERM inside ``sigterm_as_interrupt``."""
 
 
-_remembering: list[bool] = []
-"""One entry for each ``remembered_stops`` block the main thread is in."""
-_swallowable: list[type[KeyboardInterrupt]] = []
-"""The stop raised last inside ``remembered_stops``, kept until the block ends: a stop that
-propagates ends the loops that would check it, so one still seen at a check was swallowed."""
+_depth = 0
+"""How many ``remembered_stops`` blocks the main thread is in."""
+_pending: type[KeyboardInterrupt] | None = None
+"""The stop raised last inside ``remembered_stops``, kept until taken or the block ends: a stop
+that propagates ends the loops that would check it, so one still here at a check was lost."""
 
 
 def _raise_stop(kind: type[KeyboardInterrupt]) -> None:
-    if _remembering:
-        _swallowable[:] = [kind]
+    global _pending
+    if _depth:
+        _pending = kind
     raise kind()
+
+
+def _take_pending() -> type[KeyboardInterrupt] | None:
+    global _pending
+    kind, _pending = _pending, None
+    return kind
 
 
 def exit_status(stop: KeyboardInterrupt) -> int:
@@ -100,25 +107,26 @@ def remembered_stops() -> Iterator[None]:
     with an unrelated ``TypeError`` (a tournament took it for the agent's forfeit and played on).
 
     Only the main thread takes part; an inner block leaves the outer one's stop alone."""
+    global _depth
     if not _in_main_thread():
         yield
         return
-    outermost = not _remembering
     wrap = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     previous = signal.signal(signal.SIGINT, _interrupt) if wrap else None
-    _remembering.append(True)
-    if outermost:
-        _swallowable.clear()
+    if not _depth:
+        _take_pending()
+    _depth += 1
     try:
         yield
     except Exception as err:
-        if _swallowable:
-            raise _swallowable.pop()() from err
+        kind = _take_pending()
+        if kind is not None:
+            raise kind() from err
         raise
     finally:
-        _remembering.pop()
-        if outermost:
-            _swallowable.clear()
+        _depth -= 1
+        if not _depth:
+            _take_pending()
         if wrap:
             signal.signal(signal.SIGINT, previous)
 
@@ -127,5 +135,6 @@ def raise_swallowed_stop() -> None:
     """Raise a stop remembered by ``remembered_stops`` whose own exception never got here (see
     there), once. Cheap: long loops call it once a game or round, and before an error is taken
     for something else (an agent's forfeit)."""
-    if _swallowable and _in_main_thread():
-        raise _swallowable.pop()()
+    kind = _take_pending() if _in_main_thread() else None
+    if kind is not None:
+        raise kind()
